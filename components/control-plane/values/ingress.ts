@@ -1,0 +1,73 @@
+import type { Values, ValuesContext } from "./context";
+
+/** Release `ingress` (chart nvcf-gateway-routes), key `nvcfGatewayRoutes`. */
+export function gatewayRoutesValues(ctx: ValuesContext): Values {
+    const { cp } = ctx;
+    const gw = cp.ingress.gatewayApi;
+    const r = gw.routes;
+    const domain = cp.global.domain;
+    const orDefault = (hostnames: string[], fallback: string) => (hostnames.length > 0 ? hostnames : [fallback]);
+    const annotated = (route: { routeAnnotations: Record<string, string> }) => ({ routeAnnotations: route.routeAnnotations });
+    return {
+        nvcfGatewayRoutes: {
+            domain,
+            gateways: {
+                shared: { name: gw.gateways.shared.name, namespace: gw.gateways.shared.namespace },
+                grpc: { name: gw.gateways.grpc.name, namespace: gw.gateways.grpc.namespace },
+                ...(r.nats.enabled ? { nats: { ...gw.gateways.nats } } : {}),
+            },
+            routes: {
+                nvcfApi: {
+                    ...annotated(r.nvcfApi),
+                    grpc: { enabled: r.nvcfApi.grpc.enabled, hostnames: orDefault(r.nvcfApi.grpc.hostnames, `api-grpc.${domain}`) },
+                },
+                nvctApi: {
+                    ...annotated(r.nvctApi),
+                    grpc: { enabled: r.nvctApi.grpc.enabled, hostnames: orDefault(r.nvctApi.grpc.hostnames, `tasks-grpc.${domain}`) },
+                },
+                apiKeys: annotated(r.apiKeys),
+                invocation: annotated(r.invocation),
+                llmInvocation: {
+                    enabled: cp.addons.llm.enabled,
+                    backend: { name: "llm-api-gateway", namespace: "nvcf", port: 8080 },
+                    ...annotated(r.llmInvocation),
+                },
+                vanityGateway: {
+                    enabled: cp.addons.vanityGateway.enabled,
+                    hostnames: orDefault(r.vanityGateway.hostnames, `vanity.${domain}`),
+                    backend: { ...r.vanityGateway.backend },
+                    ...annotated(r.vanityGateway),
+                },
+                nvcfUi: { enabled: cp.addons.nvcfUi.enabled, ...annotated(r.nvcfUi) },
+                grpc: annotated(r.grpc),
+                grpcWorker: { enabled: r.grpcWorker.enabled, listenerName: r.grpcWorker.listenerName, ...annotated(r.grpcWorker) },
+                nats: { enabled: r.nats.enabled, ...annotated(r.nats) },
+                ess: { enabled: r.ess.enabled, ...annotated(r.ess) },
+            },
+            podMonitors: { enabled: cp.global.observability.metrics.enabled },
+        },
+    };
+}
+
+/** Every hostname the routes chart serves, for the stack outputs. */
+export function routeHostnames(ctx: Pick<ValuesContext, "cp">): Record<string, string> {
+    const { cp } = ctx;
+    const d = cp.global.domain;
+    const r = cp.ingress.gatewayApi.routes;
+    const hosts: Record<string, string> = {
+        api: `api.${d}`,
+        tasks: `tasks.${d}`,
+        apiKeys: `api-keys.${d}`,
+        invocation: `invocation.${d}`,
+        invocationWildcard: `*.invocation.${d}`,
+        sis: `sis.${d}`,
+        reval: `reval.${d}`,
+        // The routes chart serves llm. even with the LLM addon off.
+        llm: `llm.${d}`,
+    };
+    if (r.nvcfApi.grpc.enabled) hosts.apiGrpc = r.nvcfApi.grpc.hostnames[0] ?? `api-grpc.${d}`;
+    if (r.nvctApi.grpc.enabled) hosts.tasksGrpc = r.nvctApi.grpc.hostnames[0] ?? `tasks-grpc.${d}`;
+    if (cp.addons.vanityGateway.enabled) hosts.vanity = r.vanityGateway.hostnames[0] ?? `vanity.${d}`;
+    if (cp.addons.nvcfUi.enabled) hosts.nvcfUi = `nvcf-ui.${d}`;
+    return hosts;
+}

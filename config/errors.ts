@@ -1,0 +1,100 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+
+/** One bad setting: where it is, what was given, what is allowed. */
+export interface ConfigProblem {
+    /** The full key path, e.g. `nvcf-self-managed:controlPlane.nats.workerAuth`. */
+    key: string;
+    message: string;
+    given?: unknown;
+    allowed?: string;
+}
+
+/**
+ * Every bad setting at once, thrown before any resource is declared. A RunError, so Pulumi
+ * prints the message alone, without a stack trace.
+ */
+export class ConfigError extends pulumi.RunError {
+    readonly problems: ConfigProblem[];
+    constructor(problems: ConfigProblem[]) {
+        super(
+            ["Invalid stack configuration:", ...problems.map((p) => `  - ${formatProblem(p)}`)].join("\n"),
+        );
+        this.name = "ConfigError";
+        this.problems = problems;
+    }
+}
+
+export function formatProblem(p: ConfigProblem): string {
+    const parts = [`${p.key}: ${p.message}`];
+    if (p.given !== undefined) parts.push(`given ${describe(p.given)}`);
+    if (p.allowed) parts.push(`allowed: ${p.allowed}`);
+    return parts.join("; ");
+}
+
+function describe(value: unknown): string {
+    if (value === null) return "null";
+    if (typeof value === "string") return JSON.stringify(value);
+    if (typeof value === "object") {
+        const text = JSON.stringify(value);
+        return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+    }
+    return String(value);
+}
+
+export function keyPath(root: string, path: readonly PropertyKey[]): string {
+    return path.reduce<string>((acc, part) => {
+        if (typeof part === "number") return `${acc}[${part}]`;
+        const text = String(part);
+        return /^[A-Za-z0-9_-]+$/.test(text) ? `${acc}.${text}` : `${acc}["${text}"]`;
+    }, root);
+}
+
+function allowedFor(issue: z.core.$ZodIssue): string | undefined {
+    switch (issue.code) {
+        case "invalid_value":
+            return issue.values.map((v) => String(v)).join(", ");
+        case "invalid_type":
+            return `a value of type ${issue.expected}`;
+        case "unrecognized_keys":
+            return "only the keys this program documents (see README, Settings)";
+        case "too_small":
+            return `${issue.origin === "string" ? "length " : ""}>= ${String(issue.minimum)}`;
+        case "too_big":
+            return `${issue.origin === "string" ? "length " : ""}<= ${String(issue.maximum)}`;
+        case "invalid_format":
+            // zod's own regex message already names the pattern.
+            return issue.format === "regex" ? undefined : `a ${issue.format}`;
+        case "custom": {
+            const allowed = (issue.params as { allowed?: unknown } | undefined)?.allowed;
+            return typeof allowed === "string" ? allowed : undefined;
+        }
+        default:
+            return undefined;
+    }
+}
+
+/** Turns zod's issues into problems that name the stack-config key. */
+export function problemsFromZod(root: string, error: z.ZodError, raw: unknown): ConfigProblem[] {
+    return error.issues.flatMap((issue): ConfigProblem[] => {
+        if (issue.code === "unrecognized_keys") {
+            return issue.keys.map((k) => ({
+                key: keyPath(root, [...issue.path, k]),
+                message: "unknown key (a typo?)",
+                given: valueAt(raw, [...issue.path, k]),
+                allowed: `the keys of ${keyPath(root, issue.path)} documented in the README`,
+            }));
+        }
+        const given = "input" in issue && issue.input !== undefined ? issue.input : valueAt(raw, issue.path);
+        return [{ key: keyPath(root, issue.path), message: issue.message, given, allowed: allowedFor(issue) }];
+    });
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+    let current: unknown = raw;
+    for (const part of path) {
+        if (current === null || typeof current !== "object") return undefined;
+        current = (current as Record<PropertyKey, unknown>)[part];
+    }
+    return current;
+}

@@ -1,0 +1,225 @@
+import assert from "node:assert/strict";
+import { before, describe, test } from "node:test";
+import { devConfig, ProgramRun, RecordedResource, release, releases, runProgram } from "./support/harness";
+
+/** The bundle's release table for the dev environment (control-plane.md §1), written out by hand. */
+const EXPECTED: Record<string, { namespace: string; chart: string; version: string }> = {
+    "prometheus-operator-crds": { namespace: "monitoring", chart: "prometheus-operator-crds", version: "30.0.0" },
+    "opentelemetry-operator": { namespace: "monitoring", chart: "opentelemetry-operator", version: "0.114.1" },
+    "victoria-metrics": { namespace: "monitoring", chart: "victoria-metrics-single", version: "0.38.0" },
+    "otel-collector": { namespace: "monitoring", chart: "nvcf-otel-collector", version: "0.2.0" },
+    "default-monitors": { namespace: "monitoring", chart: "nvcf-default-monitors", version: "0.2.0" },
+    nats: { namespace: "nats-system", chart: "helm-nvcf-nats", version: "0.7.1" },
+    "cert-manager": { namespace: "cert-manager", chart: "helm-nvcf-cert-manager", version: "0.1.0" },
+    "openbao-server": { namespace: "vault-system", chart: "helm-nvcf-openbao-server", version: "0.30.25" },
+    cassandra: { namespace: "cassandra-system", chart: "helm-nvcf-cassandra", version: "0.20.1" },
+    "api-keys": { namespace: "api-keys", chart: "helm-nvcf-api-keys", version: "1.6.0" },
+    sis: { namespace: "sis", chart: "helm-nvcf-sis", version: "2.0.0" },
+    api: { namespace: "nvcf", chart: "helm-nvcf-api", version: "1.25.1" },
+    "nvct-api": { namespace: "nvcf", chart: "helm-nvcf-nvct-api", version: "1.4.3" },
+    "invocation-service": { namespace: "nvcf", chart: "helm-nvcf-invocation-service", version: "1.5.6" },
+    "grpc-proxy": { namespace: "nvcf", chart: "helm-nvcf-grpc-proxy", version: "1.7.1" },
+    ratelimiter: { namespace: "nvcf", chart: "helm-nvcf-rate-limiter", version: "1.1.0" },
+    "ess-api": { namespace: "ess", chart: "helm-nvcf-ess-api", version: "1.7.2" },
+    "notary-service": { namespace: "nvcf", chart: "helm-nvcf-notary-service", version: "1.4.2" },
+    "admin-issuer-proxy": { namespace: "api-keys", chart: "helm-admin-token-issuer-proxy", version: "1.4.3" },
+    reval: { namespace: "nvcf", chart: "helm-reval", version: "1.3.8" },
+    "nats-auth-callout-service": {
+        namespace: "nats-system",
+        chart: "helm-nvcf-nats-auth-callout-service",
+        version: "1.1.3",
+    },
+    ingress: { namespace: "envoy-gateway-system", chart: "nvcf-gateway-routes", version: "1.15.0" },
+    "state-metrics": { namespace: "nvcf", chart: "helm-nvcf-state-metrics", version: "1.0.2" },
+    "function-autoscaler": { namespace: "nvcf", chart: "helm-nvcf-function-autoscaler", version: "0.2.1" },
+};
+
+/** The bundle's `needs` (control-plane.md §1) among the dev environment's releases. */
+const NEEDS: Record<string, string[]> = {
+    "opentelemetry-operator": ["prometheus-operator-crds"],
+    "otel-collector": ["opentelemetry-operator", "prometheus-operator-crds", "victoria-metrics"],
+    "default-monitors": ["prometheus-operator-crds"],
+    "openbao-server": ["nats"],
+    api: ["ess-api"],
+    "invocation-service": ["api"],
+    "grpc-proxy": ["api"],
+    ratelimiter: ["api"],
+    ingress: ["notary-service", "api-keys"],
+    "function-autoscaler": ["state-metrics"],
+};
+
+/** helmfile.d files, in order: every release waits for the whole previous file. */
+const FILES: string[][] = [
+    ["prometheus-operator-crds", "opentelemetry-operator", "victoria-metrics", "otel-collector", "default-monitors"],
+    ["nats", "cert-manager", "openbao-server", "cassandra"],
+    [
+        "api-keys", "sis", "api", "nvct-api", "invocation-service", "grpc-proxy", "ratelimiter", "ess-api",
+        "notary-service", "admin-issuer-proxy", "reval", "nats-auth-callout-service", "ingress",
+    ],
+    ["state-metrics", "function-autoscaler"],
+];
+
+const NAMESPACES = [
+    "monitoring", "nats-system", "cert-manager", "vault-system", "cassandra-system", "api-keys", "sis", "nvcf", "ess",
+];
+
+let run: ProgramRun;
+before(async () => {
+    const { config, secretKeys } = devConfig();
+    run = await runProgram(config, secretKeys);
+});
+
+function dependsOn(r: RecordedResource, other: RecordedResource): boolean {
+    return r.dependencies.includes(other.urn);
+}
+
+describe("the dev stack declares the bundle's control plane", () => {
+    test("exactly the bundle's releases, with their namespaces, charts and pinned versions", () => {
+        const got = Object.fromEntries(
+            releases(run).map((r) => {
+                const chart = String(r.inputs.chart);
+                return [r.inputs.name, { namespace: r.inputs.namespace, chart: chart.split("/").pop(), version: r.inputs.version }];
+            }),
+        );
+        assert.deepEqual(got, EXPECTED);
+    });
+
+    test("charts come from the OCI repository of global.helm.sources, with per-release NGC credentials", () => {
+        for (const r of releases(run)) {
+            assert.match(String(r.inputs.chart), /^oci:\/\/nvcr\.io\/nvidia\/nvcf\/[a-z0-9-]+$/);
+            const opts = r.inputs.repositoryOpts as { username?: string; password?: string };
+            assert.equal(opts.username, "$oauthtoken", `${r.inputs.name} chart user`);
+            assert.equal(opts.password, "nvapi-test-key", `${r.inputs.name} chart password`);
+        }
+    });
+
+    test("every release carries the bundle's helmDefaults and never creates its namespace", () => {
+        for (const r of releases(run)) {
+            assert.equal(r.inputs.timeout, 900, `${r.inputs.name} timeout`);
+            assert.equal(r.inputs.waitForJobs, true, `${r.inputs.name} waitForJobs`);
+            assert.equal(r.inputs.skipAwait, false, `${r.inputs.name} skipAwait`);
+            assert.equal(r.inputs.createNamespace, false, `${r.inputs.name} createNamespace`);
+            assert.equal(r.inputs.atomic, false, `${r.inputs.name} atomic`);
+        }
+    });
+
+    test("the namespaces are owned resources; the Gateway's controller namespace is not", () => {
+        const owned = run.resources.filter((r) => r.type === "kubernetes:core/v1:Namespace");
+        assert.deepEqual(owned.map((n) => (n.inputs.metadata as { name: string }).name).sort(), [...NAMESPACES].sort());
+        assert.deepEqual([...(run.outputs.namespaces as string[])].sort(), [...NAMESPACES].sort());
+    });
+
+    test("namespaces the Gateway listeners admit carry nvcf/platform=true, and only those", () => {
+        for (const ns of run.resources.filter((r) => r.type === "kubernetes:core/v1:Namespace")) {
+            const meta = ns.inputs.metadata as { name: string; labels: Record<string, string> };
+            const platform = ["api-keys", "ess", "sis", "nvcf"].includes(meta.name);
+            assert.equal(meta.labels["nvcf/platform"], platform ? "true" : undefined, meta.name);
+        }
+    });
+
+    test("a dockerconfigjson pull secret for nvcr.io with user $oauthtoken in every namespace", () => {
+        const secrets = run.resources.filter((r) => r.type === "kubernetes:core/v1:Secret");
+        assert.deepEqual(secrets.map((s) => (s.inputs.metadata as { namespace: string }).namespace).sort(), [...NAMESPACES].sort());
+        for (const s of secrets) {
+            assert.equal((s.inputs.metadata as { name: string }).name, "nvcr-pull-secret");
+            assert.equal(s.inputs.type, "kubernetes.io/dockerconfigjson");
+            const config = JSON.parse((s.inputs.stringData as Record<string, string>)[".dockerconfigjson"]);
+            assert.deepEqual(config, {
+                auths: {
+                    "nvcr.io": {
+                        username: "$oauthtoken",
+                        password: "nvapi-test-key",
+                        auth: Buffer.from("$oauthtoken:nvapi-test-key").toString("base64"),
+                    },
+                },
+            });
+            assert.ok(JSON.stringify(s.rawInputs).includes("4dabf18193072939515e22adb298388d"), "content is a Pulumi secret");
+        }
+    });
+
+    test("the cert-manager namespace survives destroy by default; the others do not", () => {
+        const retained = run.resources
+            .filter((r) => r.retainOnDelete)
+            .map((r) => `${r.type} ${(r.inputs.metadata as { name: string }).name}`);
+        assert.deepEqual(retained, ["kubernetes:core/v1:Namespace cert-manager"]);
+    });
+
+    test("releases are deleted before a replacement is created (release names and cluster objects clash)", () => {
+        for (const r of releases(run)) assert.equal(r.deleteBeforeReplace, true, String(r.inputs.name));
+    });
+
+    test("every Kubernetes resource uses the explicit control-plane provider", () => {
+        const k8s = run.resources.filter((r) => r.custom && r.type.startsWith("kubernetes:"));
+        assert.ok(k8s.length > 30);
+        for (const r of k8s) assert.match(r.provider, /pulumi:providers:kubernetes::control-plane::/, r.name);
+    });
+});
+
+describe("install order reproduces the bundle's needs and file order", () => {
+    test("every `needs` edge of the bundle is a dependsOn edge", () => {
+        for (const [name, needs] of Object.entries(NEEDS)) {
+            for (const need of needs) {
+                assert.ok(dependsOn(release(run, name), release(run, need)), `${name} must depend on ${need}`);
+            }
+        }
+    });
+
+    test("admin-issuer-proxy depends on no other core release (Finding #22)", () => {
+        const proxy = release(run, "admin-issuer-proxy");
+        for (const other of FILES[2]) assert.ok(!dependsOn(proxy, release(run, other)), `not on ${other}`);
+    });
+
+    test("every release waits for the whole previous helmfile.d file, and none for a later one", () => {
+        for (let i = 1; i < FILES.length; i++) {
+            for (const name of FILES[i]) {
+                for (const earlier of FILES[i - 1]) {
+                    assert.ok(dependsOn(release(run, name), release(run, earlier)), `${name} after ${earlier}`);
+                }
+                for (const later of FILES.slice(i + 1).flat()) {
+                    assert.ok(!dependsOn(release(run, name), release(run, later)), `${name} not after ${later}`);
+                }
+            }
+        }
+    });
+
+    test("every release depends on its namespace and its pull secret", () => {
+        const byKind = (type: string, ns: string) =>
+            run.resources.find((r) => r.type === type && (r.inputs.metadata as { name?: string; namespace?: string })[type.endsWith("Namespace") ? "name" : "namespace"] === ns);
+        for (const r of releases(run)) {
+            const ns = String(r.inputs.namespace);
+            if (ns === "envoy-gateway-system") continue;
+            assert.ok(dependsOn(r, byKind("kubernetes:core/v1:Namespace", ns)!), `${r.inputs.name} on namespace`);
+            assert.ok(dependsOn(r, byKind("kubernetes:core/v1:Secret", ns)!), `${r.inputs.name} on pull secret`);
+        }
+    });
+
+    test("pull secrets are created after their namespace", () => {
+        for (const s of run.resources.filter((r) => r.type === "kubernetes:core/v1:Secret")) {
+            const ns = (s.inputs.metadata as { namespace: string }).namespace;
+            const owner = run.resources.find((r) => r.type === "kubernetes:core/v1:Namespace" && (r.inputs.metadata as { name: string }).name === ns)!;
+            assert.ok(dependsOn(s, owner), ns);
+        }
+    });
+});
+
+describe("stack outputs", () => {
+    test("the domain and every route hostname", () => {
+        assert.equal(run.outputs.domain, "nvcf.test");
+        assert.deepEqual(run.outputs.routes, {
+            api: "api.nvcf.test",
+            tasks: "tasks.nvcf.test",
+            apiKeys: "api-keys.nvcf.test",
+            invocation: "invocation.nvcf.test",
+            invocationWildcard: "*.invocation.nvcf.test",
+            sis: "sis.nvcf.test",
+            reval: "reval.nvcf.test",
+            llm: "llm.nvcf.test",
+        });
+    });
+
+    test("each release's name, namespace, chart version and status", () => {
+        const out = run.outputs.releases as Record<string, { name: string; namespace: string; version: string; status: string }>;
+        assert.deepEqual(Object.keys(out).sort(), Object.keys(EXPECTED).sort());
+        assert.deepEqual(out.api, { name: "api", namespace: "nvcf", chart: "helm-nvcf-api", version: "1.25.1", status: "deployed" });
+    });
+});

@@ -1,0 +1,248 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { parse as parseYaml } from "yaml";
+
+/** A resource as the program registered it, with what the engine would see. */
+export interface RecordedResource {
+    readonly type: string;
+    readonly name: string;
+    readonly urn: string;
+    readonly parent: string;
+    /** `urn::id` of the provider reference, or "" for the default provider. */
+    readonly provider: string;
+    /** URNs the resource depends on: explicit dependsOn and input dependencies. */
+    readonly dependencies: readonly string[];
+    readonly inputs: Record<string, unknown>;
+    /** The inputs with Pulumi's secret envelopes kept, to tell secret values apart. */
+    readonly rawInputs: Record<string, unknown>;
+    readonly custom: boolean;
+    readonly retainOnDelete: boolean;
+    readonly deleteBeforeReplace: boolean;
+}
+
+export interface ProgramRun {
+    readonly resources: RecordedResource[];
+    readonly outputs: Record<string, unknown>;
+}
+
+export const PROJECT = "nvcf-self-managed";
+
+// The SDK captures a stack trace for every output promise and resource (source positions,
+// leak reports); formatting them, with source maps on, dominates a mocked run. runProgram
+// turns stack capture off while the program runs, and source maps off for good.
+process.setSourceMapsEnabled(false);
+const ROOT = path.resolve(__dirname, "..", "..");
+const SECRET_SIG = "4dabf18193072939515e22adb298388d";
+
+export type StackConfig = Record<string, unknown>;
+
+/**
+ * A stack file's config, with every `secure:` value replaced by a placeholder (never
+ * decrypted), and the list of keys that were secret.
+ */
+export function stackConfig(stack: string): { config: StackConfig; secretKeys: string[] } {
+    const file = path.join(ROOT, `Pulumi.${stack}.yaml`);
+    const doc = parseYaml(fs.readFileSync(file, "utf8")) as { config?: StackConfig };
+    const config: StackConfig = {};
+    const secretKeys: string[] = [];
+    for (const [key, value] of Object.entries(doc.config ?? {})) {
+        if (value && typeof value === "object" && "secure" in value) {
+            config[key] = `placeholder-for-${key.split(":")[1]}`;
+            secretKeys.push(key);
+        } else {
+            config[key] = value;
+        }
+    }
+    return { config, secretKeys };
+}
+
+/** The dev stack's config with the secrets a user sets before `pulumi up`. */
+export function devConfig(): { config: StackConfig; secretKeys: string[] } {
+    const { config, secretKeys } = stackConfig("dev");
+    const key = `${PROJECT}:ngcApiKey`;
+    return { config: { ...config, [key]: "nvapi-test-key" }, secretKeys: [...new Set([...secretKeys, key])] };
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+    return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Deep-merges `over` into `base` (objects merge, everything else replaces); `undefined` deletes. */
+export function withConfig(base: StackConfig, over: StackConfig): StackConfig {
+    const out: StackConfig = { ...base };
+    for (const [k, v] of Object.entries(over)) {
+        if (v === undefined) delete out[k];
+        else out[k] = isPlain(v) && isPlain(out[k]) ? withConfig(out[k] as StackConfig, v as StackConfig) : v;
+    }
+    return out;
+}
+
+function mockState(type: string, inputs: Record<string, unknown>): Record<string, unknown> {
+    switch (type) {
+        case "kubernetes:helm.sh/v3:Release":
+            return {
+                ...inputs,
+                status: {
+                    name: inputs.name,
+                    namespace: inputs.namespace,
+                    version: inputs.version,
+                    chart: inputs.chart,
+                    status: "deployed",
+                    revision: 1,
+                },
+            };
+        case "random:index/randomPassword:RandomPassword":
+            return { ...inputs, result: "generated-cassandra-password" };
+        default:
+            return inputs;
+    }
+}
+
+type Monitor = {
+    registerResource: (req: RegisterRequest, cb: (err: unknown, res: unknown) => void) => void;
+};
+type RegisterRequest = {
+    getType(): string;
+    getName(): string;
+    getParent(): string;
+    getProvider(): string;
+    getCustom(): boolean;
+    getRetainondelete(): boolean;
+    getDeletebeforereplace(): boolean;
+    getDependenciesList(): string[];
+    getObject(): { toJavaScript(): Record<string, unknown> } | undefined;
+};
+
+/**
+ * Runs the real program (index.ts) under Pulumi's mocks with the given stack config and
+ * records every registration. Throws what the program throws (bad config).
+ */
+export async function runProgram(config: StackConfig, secretKeys: string[] = [], stack = "test"): Promise<ProgramRun> {
+    const { resources, outputs, error } = await execute(config, secretKeys, stack);
+    if (error !== undefined) throw error;
+    return { resources, outputs };
+}
+
+/** Runs the program expecting it to fail; returns the error and what was registered anyway. */
+export async function runProgramExpectingError(
+    config: StackConfig,
+    secretKeys: string[] = [],
+): Promise<{ error: Error; resources: RecordedResource[] }> {
+    const { resources, error } = await execute(config, secretKeys, "test");
+    if (!(error instanceof Error)) throw new Error("the program succeeded; an error was expected");
+    return { error, resources };
+}
+
+async function execute(
+    config: StackConfig,
+    secretKeys: string[],
+    stack: string,
+): Promise<ProgramRun & { error?: unknown }> {
+    const strings: Record<string, string> = {};
+    for (const [k, v] of Object.entries(config)) strings[k] = typeof v === "string" ? v : JSON.stringify(v);
+    pulumi.runtime.setAllConfig(strings, secretKeys);
+    await pulumi.runtime.setMocks(
+        {
+            newResource: (args) => ({ id: `${args.name}-id`, state: mockState(args.type, args.inputs) }),
+            call: (args) => args.inputs,
+        },
+        PROJECT,
+        stack,
+        false,
+    );
+
+    const resources: RecordedResource[] = [];
+    let outstanding = 0;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const settings = require("@pulumi/pulumi/runtime/settings") as { getMonitor(): Monitor };
+    const monitor = settings.getMonitor();
+    const register = monitor.registerResource.bind(monitor);
+    monitor.registerResource = (req, cb) => {
+        outstanding++;
+        const rawInputs = req.getObject()?.toJavaScript() ?? {};
+        register(req, (err, res) => {
+            const urn = (res as { getUrn?: () => string } | undefined)?.getUrn?.() ?? "";
+            resources.push({
+                type: req.getType(),
+                name: req.getName(),
+                urn,
+                parent: req.getParent(),
+                provider: req.getProvider(),
+                custom: req.getCustom(),
+                retainOnDelete: req.getRetainondelete(),
+                deleteBeforeReplace: req.getDeletebeforereplace(),
+                dependencies: req.getDependenciesList(),
+                inputs: unwrapSecrets(rawInputs) as Record<string, unknown>,
+                rawInputs,
+            });
+            outstanding--;
+            cb(err, res);
+        });
+    };
+
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const main = require("../../index") as () => unknown;
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+        let outputs: unknown;
+        let error: unknown;
+        try {
+            outputs = await resolve(main());
+        } catch (e) {
+            error = e;
+        }
+        // Registrations can start from applies; wait until none has been pending for a while.
+        let idleTicks = 0;
+        while (idleTicks < 5) {
+            await new Promise((r) => setTimeout(r, 2));
+            idleTicks = outstanding === 0 ? idleTicks + 1 : 0;
+        }
+        return { resources, outputs: outputs as Record<string, unknown>, error };
+    } finally {
+        Error.stackTraceLimit = stackTraceLimit;
+    }
+}
+
+function resolve(value: unknown): Promise<unknown> {
+    const output = pulumi.output(value as object) as pulumi.Output<unknown>;
+    return new Promise((ok) => output.apply((v) => ok(v)));
+}
+
+/** Strips Pulumi's secret envelopes, keeping the plain values. */
+export function unwrapSecrets(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(unwrapSecrets);
+    if (isPlain(value)) {
+        if (value[SECRET_SIG] !== undefined && "value" in value) return unwrapSecrets(value.value);
+        return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unwrapSecrets(v)]));
+    }
+    return value;
+}
+
+/** True when the value at `pathParts` in the raw inputs is (inside) a secret envelope. */
+export function isSecretAt(raw: unknown, pathParts: readonly (string | number)[]): boolean {
+    let current: unknown = raw;
+    for (const part of pathParts) {
+        if (isPlain(current) && current[SECRET_SIG] !== undefined) return true;
+        if (current === null || typeof current !== "object") return false;
+        current = (current as Record<string | number, unknown>)[part];
+    }
+    return isPlain(current) && current[SECRET_SIG] !== undefined;
+}
+
+export const RELEASE_TYPE = "kubernetes:helm.sh/v3:Release";
+
+export function releases(run: ProgramRun): RecordedResource[] {
+    return run.resources.filter((r) => r.type === RELEASE_TYPE);
+}
+
+export function release(run: ProgramRun, name: string): RecordedResource {
+    const found = releases(run).find((r) => r.inputs.name === name);
+    if (!found) throw new Error(`no release ${name}; have ${releases(run).map((r) => r.inputs.name).join(", ")}`);
+    return found;
+}
+
+export function valuesOf(run: ProgramRun, name: string): Record<string, any> {
+    return release(run, name).inputs.values as Record<string, any>;
+}
