@@ -1,3 +1,4 @@
+import { ComputePlane } from "./components/compute-plane/compute-plane";
 import { RELEASE_NAMES } from "./components/control-plane/catalog";
 import { ControlPlane } from "./components/control-plane/control-plane";
 import { clusterProvider } from "./components/kubernetes/provider";
@@ -11,5 +12,11 @@ export = function main() {
     const settings = loadSettings({ releaseNames: RELEASE_NAMES });
     const provider = clusterProvider("control-plane", settings.cluster, settings.secrets.kubeconfig);
     const controlPlane = new ControlPlane("control-plane", { settings }, { providers: [provider] });
-    return controlPlane.outputs;
+    const computePlanes = settings.computePlanes.map(
+        (plane) => new ComputePlane(`compute-plane-${plane.clusterName}`, { plane, settings, controlPlane }),
+    );
+    return {
+        ...controlPlane.outputs,
+        computePlanes: Object.fromEntries(computePlanes.map((c) => [c.outputs.clusterName, c.outputs])),
+    };
 };

@@ -10,6 +10,7 @@ import {
     releaseOverrideSchema,
 } from "./schema";
 import { crossFieldProblems } from "./validate";
+import { ComputePlaneConfig, computePlanesSchema, RESERVED_PULL_SECRET_NAMES } from "./compute-plane-schema";
 
 export const PROJECT = "nvcf-self-managed";
 
@@ -19,6 +20,7 @@ const STRUCTURED = {
     releases: z.record(z.string(), releaseOverrideSchema).default({}),
     cluster: clusterSchema,
     registry: registrySchema,
+    computePlanes: computePlanesSchema,
 } as const;
 
 /** Secret keys: read only through getSecret, so they stay Pulumi secrets end to end. */
@@ -29,6 +31,8 @@ export const SECRET_KEYS = [
     "chartRegistryPassword",
     "cassandraPassword",
     "kubeconfig",
+    "computePlaneKubeconfigs",
+    "nvcfAdminToken",
 ] as const;
 export type SecretKey = (typeof SECRET_KEYS)[number];
 
@@ -37,6 +41,9 @@ export interface Settings {
     readonly releases: Readonly<Record<string, ReleaseOverride>>;
     readonly cluster: z.infer<typeof clusterSchema>;
     readonly registry: z.infer<typeof registrySchema>;
+    readonly computePlanes: readonly ComputePlaneConfig[];
+    /** Clusters with an entry in the `computePlaneKubeconfigs` secret. */
+    readonly computePlaneKubeconfigNames: readonly string[];
     readonly secrets: Readonly<Partial<Record<SecretKey, pulumi.Output<string>>>>;
 }
 
@@ -47,6 +54,8 @@ export interface RawConfig {
     readonly secrets: Partial<Record<SecretKey, pulumi.Output<string>>>;
     /** Project keys that this program does not know. */
     readonly unknownKeys: readonly string[];
+    /** The cluster names in the `computePlaneKubeconfigs` secret (its keys only, never its values). */
+    readonly computePlaneKubeconfigNames?: readonly string[];
 }
 
 export interface ParseOptions {
@@ -74,6 +83,8 @@ export function parseSettings(raw: RawConfig, options: ParseOptions): Settings {
         releases: parsed.releases as Record<string, ReleaseOverride>,
         cluster: parsed.cluster as Settings["cluster"],
         registry: parsed.registry as Settings["registry"],
+        computePlanes: parsed.computePlanes as ComputePlaneConfig[],
+        computePlaneKubeconfigNames: raw.computePlaneKubeconfigNames ?? [],
         secrets: raw.secrets,
     };
     problems.push(
@@ -83,6 +94,7 @@ export function parseSettings(raw: RawConfig, options: ParseOptions): Settings {
         })),
         ...releaseOverrideProblems(settings, options.releaseNames),
         ...secretProblems(settings),
+        ...computePlaneProblems(settings),
     );
     if (problems.length > 0) throw new ConfigError(problems);
     return deepFreeze(settings);
@@ -121,6 +133,60 @@ function secretProblems(settings: Settings): ConfigProblem[] {
     return problems;
 }
 
+function computePlaneProblems(settings: Settings): ConfigProblem[] {
+    const problems: ConfigProblem[] = [];
+    const pullSecret = settings.registry.pullSecret.name;
+    if (settings.computePlanes.length > 0 && (RESERVED_PULL_SECRET_NAMES as readonly string[]).includes(pullSecret)) {
+        problems.push({
+            key: `${PROJECT}:registry.pullSecret.name`,
+            message: "the NVCA mirror reserves this pull secret name",
+            given: pullSecret,
+            allowed: "e.g. nvcr-pull-secret",
+        });
+    }
+    const cp = settings.controlPlane;
+    const proxyReachable = cp.adminIssuerProxy.enabled && cp.adminIssuerProxy.gateway.enabled;
+    if (settings.computePlanes.length > 0 && !proxyReachable && !settings.secrets.nvcfAdminToken) {
+        problems.push({
+            key: `${PROJECT}:nvcfAdminToken`,
+            message:
+                "is required to register GPU clusters when the admin issuer proxy's route is off: " +
+                "set a token with the cluster-management scope from your identity provider " +
+                "(`pulumi config set --secret nvcfAdminToken <token>`)",
+        });
+    }
+    settings.computePlanes.forEach((plane, i) => {
+        const key = (path: string) => `${PROJECT}:computePlanes[${i}].${path}`;
+        const hasKubeconfig = settings.computePlaneKubeconfigNames.includes(plane.clusterName);
+        if (plane.cluster.sameAsControlPlane && (plane.cluster.context || hasKubeconfig)) {
+            problems.push({
+                key: key("cluster.sameAsControlPlane"),
+                message: "a compute plane on the control plane's cluster takes no context or kubeconfig of its own",
+                given: true,
+            });
+        }
+        if (!plane.cluster.sameAsControlPlane && !plane.cluster.context && !hasKubeconfig) {
+            // Gotcha 16: the ambient context may be another cluster, whose JWKS would be registered.
+            problems.push({
+                key: key("cluster"),
+                message: `says nothing about how to reach the GPU cluster ${plane.clusterName}`,
+                allowed:
+                    "sameAsControlPlane: true, a context, or a kubeconfig under computePlaneKubeconfigs." +
+                    plane.clusterName,
+            });
+        }
+        if (plane.featureGates.includes("KAIScheduler") && !plane.kaiSchedulerInstalled) {
+            problems.push({
+                key: key("featureGates"),
+                message: "the KAIScheduler gate keeps NVCA unhealthy on a cluster without the KAI scheduler",
+                given: "KAIScheduler",
+                allowed: "set kaiSchedulerInstalled: true once the KAI scheduler runs there",
+            });
+        }
+    });
+    return problems;
+}
+
 /** Reads the stack's config through pulumi.Config; secrets stay Outputs. */
 export function readRawConfig(): RawConfig {
     const config = new pulumi.Config(PROJECT);
@@ -139,7 +205,19 @@ export function readRawConfig(): RawConfig {
         const value = config.getSecret(key);
         if (value !== undefined) secrets[key] = value;
     }
-    return { values, secrets, unknownKeys };
+    return { values, secrets, unknownKeys, computePlaneKubeconfigNames: secretObjectKeys(`${PROJECT}:computePlaneKubeconfigs`) };
+}
+
+/** The keys of a secret object in config; its values are never read here. */
+function secretObjectKeys(key: string): string[] {
+    const raw = pulumi.runtime.getConfig(key);
+    if (raw === undefined) return [];
+    try {
+        const parsed = JSON.parse(raw) as unknown;
+        return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? Object.keys(parsed) : [];
+    } catch {
+        return [];
+    }
 }
 
 export function loadSettings(options: ParseOptions): Settings {

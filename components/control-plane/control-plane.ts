@@ -5,7 +5,7 @@ import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { PullSecrets } from "../kubernetes/pull-secrets";
 import { helmRelease } from "../kubernetes/helm-release";
 import { CATALOG, type CatalogEntry } from "./catalog";
-import { chartRef } from "./chart-source";
+import { chartCredentials, chartFromSources } from "../kubernetes/chart-source";
 import { controlPlaneCredentials } from "./credentials";
 import { mergeValues } from "./merge";
 import { installOrder, releaseDependencies } from "./ordering";
@@ -98,6 +98,13 @@ export class ControlPlane extends pulumi.ComponentResource {
             secrets: credentials,
         };
 
+        const sources = cp.global.helm.sources;
+        const chartAuth = chartCredentials(sources, settings.secrets.chartRegistryPassword ?? settings.secrets.ngcApiKey);
+        const chartOf = (entry: CatalogEntry) =>
+            entry.source === "observability-local" && cp.observability.chartsPath
+                ? chartFromSources(entry.chart, { path: cp.observability.chartsPath }, undefined)
+                : chartFromSources(entry.chart, sources, chartAuth);
+
         const enabled = enabledReleases(settings);
         const dependencies = releaseDependencies(enabled);
         const releases: Record<string, k8s.helm.v3.Release> = {};
@@ -115,7 +122,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                 {
                     name: entry.name,
                     namespace: ns ? ns.metadata.name : namespace,
-                    chart: chartRef(entry, settings),
+                    chart: chartOf(entry),
                     version: override?.version ?? entry.version,
                     values: mergeValues(entry.values(ctx), override?.values),
                     skipAwait: settings.cluster.skipAwait,

@@ -6,6 +6,8 @@ export interface NamespaceSpec {
     readonly labels?: Readonly<Record<string, string>>;
     /** Left in the cluster on destroy (and on removal from the stack). */
     readonly retainOnDelete?: boolean;
+    /** Another controller rewrites its labels and annotations; do not fight it over them. */
+    readonly sharedMetadata?: boolean;
 }
 
 export interface NamespacesArgs {
@@ -31,7 +33,11 @@ export class Namespaces extends pulumi.ComponentResource {
                         labels: { "app.kubernetes.io/managed-by": "pulumi", ...spec.labels },
                     },
                 },
-                { parent: this, retainOnDelete: spec.retainOnDelete },
+                {
+                    parent: this,
+                    retainOnDelete: spec.retainOnDelete,
+                    ...(spec.sharedMetadata ? { ignoreChanges: ["metadata.labels", "metadata.annotations"] } : {}),
+                },
             );
         }
         this.byName = byName;

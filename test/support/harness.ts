@@ -41,8 +41,8 @@ export type StackConfig = Record<string, unknown>;
  * A stack file's config, with every `secure:` value replaced by a placeholder (never
  * decrypted), and the list of keys that were secret.
  */
-export function stackConfig(stack: string): { config: StackConfig; secretKeys: string[] } {
-    const file = path.join(ROOT, `Pulumi.${stack}.yaml`);
+export function stackConfig(stack: string, root: string = ROOT): { config: StackConfig; secretKeys: string[] } {
+    const file = path.join(root, `Pulumi.${stack}.yaml`);
     const doc = parseYaml(fs.readFileSync(file, "utf8")) as { config?: StackConfig };
     const config: StackConfig = {};
     const secretKeys: string[] = [];
@@ -94,6 +94,14 @@ function mockState(type: string, inputs: Record<string, unknown>): Record<string
             };
         case "random:index/randomPassword:RandomPassword":
             return { ...inputs, result: "generated-cassandra-password" };
+        case "pulumi-nodejs:dynamic/nvcf:ClusterRegistration":
+            return {
+                ...inputs,
+                clusterId: `cluster-id-of-${String(inputs.clusterName)}`,
+                clusterGroupId: `group-id-of-${String(inputs.clusterName)}`,
+                oidcIssuer: "https://kubernetes.default.svc.cluster.local",
+                jwksHash: "0".repeat(64),
+            };
         default:
             return inputs;
     }
@@ -114,12 +122,25 @@ type RegisterRequest = {
     getObject(): { toJavaScript(): Record<string, unknown> } | undefined;
 };
 
+/** The project name in `root`'s Pulumi.yaml (a revision may have renamed it). */
+export function projectName(root: string = ROOT): string {
+    const doc = parseYaml(fs.readFileSync(path.join(root, "Pulumi.yaml"), "utf8")) as { name?: unknown };
+    if (typeof doc.name !== "string") throw new Error(`${path.join(root, "Pulumi.yaml")} has no project name`);
+    return doc.name;
+}
+
 /**
- * Runs the real program (index.ts) under Pulumi's mocks with the given stack config and
- * records every registration. Throws what the program throws (bad config).
+ * Runs the real program (`<root>/index.ts`, this repository's by default) under Pulumi's mocks
+ * with the given stack config and records every registration. Throws what the program throws
+ * (bad config).
  */
-export async function runProgram(config: StackConfig, secretKeys: string[] = [], stack = "test"): Promise<ProgramRun> {
-    const { resources, outputs, error } = await execute(config, secretKeys, stack);
+export async function runProgram(
+    config: StackConfig,
+    secretKeys: string[] = [],
+    stack = "test",
+    root: string = ROOT,
+): Promise<ProgramRun> {
+    const { resources, outputs, error } = await execute(config, secretKeys, stack, root);
     if (error !== undefined) throw error;
     return { resources, outputs };
 }
@@ -129,7 +150,7 @@ export async function runProgramExpectingError(
     config: StackConfig,
     secretKeys: string[] = [],
 ): Promise<{ error: Error; resources: RecordedResource[] }> {
-    const { resources, error } = await execute(config, secretKeys, "test");
+    const { resources, error } = await execute(config, secretKeys, "test", ROOT);
     if (!(error instanceof Error)) throw new Error("the program succeeded; an error was expected");
     return { error, resources };
 }
@@ -138,6 +159,7 @@ async function execute(
     config: StackConfig,
     secretKeys: string[],
     stack: string,
+    root: string,
 ): Promise<ProgramRun & { error?: unknown }> {
     const strings: Record<string, string> = {};
     for (const [k, v] of Object.entries(config)) strings[k] = typeof v === "string" ? v : JSON.stringify(v);
@@ -147,7 +169,7 @@ async function execute(
             newResource: (args) => ({ id: `${args.name}-id`, state: mockState(args.type, args.inputs) }),
             call: (args) => args.inputs,
         },
-        PROJECT,
+        projectName(root),
         stack,
         false,
     );
@@ -181,8 +203,7 @@ async function execute(
         });
     };
 
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const main = require("../../index") as () => unknown;
+    const main = loadProgram(root);
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     try {
@@ -202,6 +223,33 @@ async function execute(
         return { resources, outputs: outputs as Record<string, unknown>, error };
     } finally {
         Error.stackTraceLimit = stackTraceLimit;
+    }
+}
+
+/**
+ * The program's exported function. This repository's program stays in the module cache (the
+ * unit tests run it hundreds of times). Any other root (another revision's worktree) is loaded
+ * afresh: its modules are keyed by its own paths, so it never shares state with this one, and
+ * purging first means a directory reused for a different revision never runs stale code.
+ */
+function loadProgram(root: string): () => unknown {
+    const dir = fs.realpathSync(root);
+    if (dir !== fs.realpathSync(ROOT)) forgetProgram(dir);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(path.join(dir, "index")) as () => unknown;
+}
+
+/**
+ * Drops the program modules under `root` from the module cache. Dependencies are kept: a
+ * worktree's node_modules links to this one's, and a second copy of @pulumi/pulumi would not
+ * see the mocks.
+ */
+export function forgetProgram(root: string): void {
+    const prefix = fs.realpathSync(root) + path.sep;
+    for (const file of Object.keys(require.cache)) {
+        if (file.startsWith(prefix) && !file.slice(prefix.length).split(path.sep).includes("node_modules")) {
+            delete require.cache[file];
+        }
     }
 }
 

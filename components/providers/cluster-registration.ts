@@ -1,0 +1,247 @@
+import * as pulumi from "@pulumi/pulumi";
+import { ApiError, deleteCluster, Endpoint, getCluster, listClusters, mintAdminToken, putJwks, registerCluster } from "./icms";
+import { ClusterIdentity, discoverClusterIdentity, KubeAccess } from "./oidc-discovery";
+
+/** Where the registration finds the GPU cluster's kubeconfig. */
+export type KubeconfigSource =
+    /** The control plane's: the `kubeconfig` secret, else $KUBECONFIG/~/.kube/config. */
+    | "control-plane"
+    /** The cluster's entry in the `computePlaneKubeconfigs` secret. */
+    | "compute-plane"
+    /** $KUBECONFIG/~/.kube/config. */
+    | "default";
+
+/** What the registration is declared with. No secret is an input: they come from `configure`. */
+export interface ClusterRegistrationInputs {
+    readonly clusterName: string;
+    readonly ncaId: string;
+    readonly region: string;
+    readonly cloudProvider: string;
+    /** ICMS (`sis.<domain>`) as this program reaches it. */
+    readonly icmsUrl: string;
+    readonly icmsHostHeader?: string;
+    /** API Keys, where the admin token is minted when no token is configured. */
+    readonly apiKeysUrl: string;
+    readonly apiKeysHostHeader?: string;
+    readonly kubeconfigSource: KubeconfigSource;
+    readonly kubeContext?: string;
+    readonly timeoutSeconds: number;
+    readonly retries: number;
+}
+
+export interface ClusterRegistrationOutputs extends ClusterRegistrationInputs {
+    readonly clusterId: string;
+    readonly clusterGroupId: string;
+    readonly oidcIssuer: string;
+    /** sha256 of the registered JWKS: ICMS cannot give it back, so state keeps it (gotcha 19). */
+    readonly jwksHash: string;
+}
+
+/** The stack-config keys the provider reads in `configure`, never in the program. */
+export const ADMIN_TOKEN_KEY = "nvcf-self-managed:nvcfAdminToken";
+export const CONTROL_PLANE_KUBECONFIG_KEY = "nvcf-self-managed:kubeconfig";
+export const COMPUTE_PLANE_KUBECONFIGS_KEY = "nvcf-self-managed:computePlaneKubeconfigs";
+
+/** Inputs whose change is a new registration, not an update. */
+const REPLACING = ["clusterName", "ncaId", "region", "cloudProvider"] as const;
+
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export interface ProviderOptions {
+    /** Pause between retries; tests shorten it. */
+    readonly retryDelayMs?: number;
+}
+
+/**
+ * What `nvcf-cli cluster register` and `cluster delete` do, as a Pulumi resource: discover the
+ * GPU cluster's issuer and JWKS, get an admin token, register with ICMS (adopting an existing
+ * registration of the same name, as `--ignore-existing` does), rotate the JWKS when it changes,
+ * and deregister on delete.
+ */
+export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvider<ClusterRegistrationInputs, ClusterRegistrationOutputs> {
+    private readonly retryDelayMs: number;
+    // Set by configure() in the provider's own process; never serialized with the program.
+    private adminToken?: string;
+    private controlPlaneKubeconfig?: string;
+    private computePlaneKubeconfigs?: Record<string, string>;
+
+    constructor(options: ProviderOptions = {}) {
+        this.retryDelayMs = options.retryDelayMs ?? 1000;
+    }
+
+    async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+        this.adminToken = req.config.get(ADMIN_TOKEN_KEY) || undefined;
+        this.controlPlaneKubeconfig = req.config.get(CONTROL_PLANE_KUBECONFIG_KEY) || undefined;
+        const kubeconfigs = req.config.get(COMPUTE_PLANE_KUBECONFIGS_KEY);
+        this.computePlaneKubeconfigs = kubeconfigs ? (JSON.parse(kubeconfigs) as Record<string, string>) : undefined;
+    }
+
+    async check(_olds: ClusterRegistrationInputs, news: ClusterRegistrationInputs): Promise<pulumi.dynamic.CheckResult<ClusterRegistrationInputs>> {
+        const failures: pulumi.dynamic.CheckFailure[] = [];
+        const known = (v: unknown) => v !== undefined && v !== UNKNOWN;
+        if (known(news.clusterName) && !/^[a-z0-9]([-a-z0-9.]{0,30}[a-z0-9])?$/.test(news.clusterName)) {
+            failures.push({ property: "clusterName", reason: "an RFC 1123 name of at most 32 characters" });
+        }
+        if (known(news.ncaId) && !news.ncaId) failures.push({ property: "ncaId", reason: "must not be empty" });
+        for (const key of ["icmsUrl", "apiKeysUrl"] as const) {
+            if (known(news[key]) && !/^https?:\/\//.test(news[key])) failures.push({ property: key, reason: "an http(s) URL" });
+        }
+        return { inputs: news, failures };
+    }
+
+    async diff(_id: string, olds: ClusterRegistrationOutputs, news: ClusterRegistrationInputs): Promise<pulumi.dynamic.DiffResult> {
+        const replaces = REPLACING.filter((k) => olds[k] !== news[k]);
+        if (replaces.length > 0) {
+            // A new row with the same signing keys is refused (409) until the old one is gone.
+            return { changes: true, replaces: [...replaces], deleteBeforeReplace: true };
+        }
+        const inputKeys = Object.keys(news).filter((k) => k !== "__provider") as (keyof ClusterRegistrationInputs)[];
+        const changedInputs = inputKeys.filter((k) => JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
+        const identity = await this.identity(news);
+        const rotated = identity.jwksHash !== olds.jwksHash || identity.issuer !== olds.oidcIssuer;
+        return {
+            changes: changedInputs.length > 0 || rotated,
+            ...(rotated ? { detailedDiff: { jwksHash: { kind: "update" as const, inputDiff: false } } } : {}),
+        };
+    }
+
+    async create(inputs: ClusterRegistrationInputs): Promise<pulumi.dynamic.CreateResult<ClusterRegistrationOutputs>> {
+        return this.annotate(inputs, "register", async () => {
+            const identity = await this.identity(inputs);
+            const token = await this.token(inputs);
+            const icms = this.endpoint(inputs, "icms");
+            let ids;
+            try {
+                ids = await registerCluster(icms, token, { ...inputs, jwks: identity.jwks, oidcIssuer: identity.issuer });
+            } catch (err) {
+                // Gotcha 15: a rerun, or a cluster registered by hand: adopt it and refresh its JWKS.
+                if (!(err instanceof ApiError && err.status === 400 && /already exists/i.test(err.body))) throw err;
+                const existing = (await listClusters(icms, token, inputs.ncaId)).find((c) => c.clusterName === inputs.clusterName);
+                if (!existing) throw new Error(`ICMS says the cluster already exists, but its listing has no ${inputs.clusterName}`);
+                await putJwks(icms, token, existing.clusterId, identity.jwks, identity.issuer);
+                ids = { clusterId: existing.clusterId, clusterGroupId: existing.clusterGroupId };
+            }
+            return { id: ids.clusterId, outs: { ...inputs, ...ids, oidcIssuer: identity.issuer, jwksHash: identity.jwksHash } };
+        });
+    }
+
+    async read(id: string, props?: ClusterRegistrationOutputs): Promise<pulumi.dynamic.ReadResult<ClusterRegistrationOutputs>> {
+        if (!props) throw new Error(`cluster registration ${id}: importing a registration is not supported; declare it instead`);
+        return this.annotate(props, "read", async () => {
+            const token = await this.token(props);
+            const record = await getCluster(this.endpoint(props, "icms"), token, props.ncaId, id);
+            // Gone from ICMS: an empty ID tells the engine, so `pulumi refresh` shows the drift.
+            if (!record) return { id: "", props: undefined };
+            return { id, props: { ...props, clusterGroupId: record.clusterGroupId ?? props.clusterGroupId } };
+        });
+    }
+
+    async update(id: string, olds: ClusterRegistrationOutputs, news: ClusterRegistrationInputs): Promise<pulumi.dynamic.UpdateResult<ClusterRegistrationOutputs>> {
+        return this.annotate(news, "update", async () => {
+            const identity = await this.identity(news);
+            if (identity.jwksHash !== olds.jwksHash || identity.issuer !== olds.oidcIssuer) {
+                // A rotated service-account key: PUT the new JWKS, keep the cluster ID.
+                await putJwks(this.endpoint(news, "icms"), await this.token(news), id, identity.jwks, identity.issuer);
+            }
+            return { outs: { ...news, clusterId: olds.clusterId, clusterGroupId: olds.clusterGroupId, oidcIssuer: identity.issuer, jwksHash: identity.jwksHash } };
+        });
+    }
+
+    async delete(id: string, props: ClusterRegistrationOutputs): Promise<void> {
+        await this.annotate(props, "deregister", async () => {
+            try {
+                await deleteCluster(this.endpoint(props, "icms"), await this.token(props), props.ncaId, id);
+            } catch (err) {
+                if (err instanceof ApiError && err.status === 409) {
+                    throw new Error(
+                        `ICMS still has active instances on it (${err.message}). Undeploy the functions and tasks ` +
+                            "running on this cluster (or let nvca-operator's uninstall drain them), then run `pulumi destroy` again",
+                    );
+                }
+                throw err;
+            }
+        });
+    }
+
+    private endpoint(inputs: ClusterRegistrationInputs, which: "icms" | "apiKeys"): Endpoint {
+        return {
+            url: which === "icms" ? inputs.icmsUrl : inputs.apiKeysUrl,
+            hostHeader: which === "icms" ? inputs.icmsHostHeader : inputs.apiKeysHostHeader,
+            timeoutMs: inputs.timeoutSeconds * 1000,
+            retries: inputs.retries,
+            retryDelayMs: this.retryDelayMs,
+        };
+    }
+
+    /** The configured token, else a fresh admin JWT for this one operation (they expire). */
+    private async token(inputs: ClusterRegistrationInputs): Promise<string> {
+        return this.adminToken ?? mintAdminToken(this.endpoint(inputs, "apiKeys"));
+    }
+
+    private async identity(inputs: ClusterRegistrationInputs): Promise<ClusterIdentity> {
+        return discoverClusterIdentity(this.kubeAccess(inputs), {
+            timeoutMs: inputs.timeoutSeconds * 1000,
+            retries: inputs.retries,
+            retryDelayMs: this.retryDelayMs,
+        });
+    }
+
+    private kubeAccess(inputs: ClusterRegistrationInputs): KubeAccess {
+        const context = inputs.kubeContext || undefined;
+        switch (inputs.kubeconfigSource) {
+            case "control-plane":
+                return { kubeconfig: this.controlPlaneKubeconfig, context };
+            case "compute-plane": {
+                const kubeconfig = this.computePlaneKubeconfigs?.[inputs.clusterName];
+                if (!kubeconfig) throw new Error(`computePlaneKubeconfigs has no entry for ${inputs.clusterName}`);
+                return { kubeconfig, context };
+            }
+            default:
+                return { context };
+        }
+    }
+
+    /** Every failure names the cluster and the operation. */
+    private async annotate<T>(inputs: ClusterRegistrationInputs, operation: string, work: () => Promise<T>): Promise<T> {
+        try {
+            return await work();
+        } catch (err) {
+            const cause = err instanceof Error ? err.message : String(err);
+            throw new Error(`cluster registration of ${inputs.clusterName} (${operation}) failed: ${hint(err)}${cause}`);
+        }
+    }
+}
+
+/** What an ICMS status means for the user, where the status alone says little. */
+function hint(err: unknown): string {
+    if (!(err instanceof ApiError)) return "";
+    if (err.status === 412) return "ICMS refuses names, groups or descriptions over 32 characters. ";
+    if (err.status === 401 || err.status === 403) return "the token lacks the cluster-management scope. ";
+    if (err.status === 409 && /JWKS/i.test(err.body)) {
+        return "another registration holds these signing keys: deregister it first (a cluster re-registered under a new name needs its old row deleted). ";
+    }
+    return "";
+}
+
+export type ClusterRegistrationArgs = { [K in keyof ClusterRegistrationInputs]: pulumi.Input<ClusterRegistrationInputs[K]> };
+
+const provider = new ClusterRegistrationProvider();
+
+/** A GPU cluster registered with the control plane's ICMS. */
+export class ClusterRegistration extends pulumi.dynamic.Resource {
+    declare readonly clusterId: pulumi.Output<string>;
+    declare readonly clusterGroupId: pulumi.Output<string>;
+    declare readonly oidcIssuer: pulumi.Output<string>;
+    declare readonly jwksHash: pulumi.Output<string>;
+
+    constructor(name: string, args: ClusterRegistrationArgs, opts?: pulumi.CustomResourceOptions) {
+        super(
+            provider,
+            name,
+            { ...args, clusterId: undefined, clusterGroupId: undefined, oidcIssuer: undefined, jwksHash: undefined },
+            opts,
+            "nvcf",
+            "ClusterRegistration",
+        );
+    }
+}

@@ -1,0 +1,170 @@
+import { z } from "zod";
+
+/**
+ * One GPU cluster (compute plane), as the compute-plane bundle's environment file and
+ * `make register-cluster` describe it. Defaults come from its `environments/base.yaml`.
+ */
+
+function section<T extends z.core.$ZodLooseShape>(shape: T) {
+    // Every field of a section has a default, so an absent section parses as {}.
+    return z.strictObject(shape).prefault({} as never);
+}
+
+const rfc1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const toleration = z.looseObject({
+    key: z.string().optional(),
+    operator: z.enum(["Exists", "Equal"]).optional(),
+    value: z.string().optional(),
+    effect: z.string().optional(),
+    tolerationSeconds: z.number().int().optional(),
+});
+const url = (protocols: RegExp) => z.url({ protocol: protocols }).optional();
+
+/** Pull secret names the NVCA mirror reserves for itself (gotcha 9). */
+export const RESERVED_PULL_SECRET_NAMES = [
+    "nvca-image-pull-secret",
+    "ngc-service-api-key",
+    "ngc-api-key",
+    "oauth-client-secret-key",
+    "oauth-client-id",
+    "otel-nvca-config",
+    "nvca-webhook-tls-server-certs",
+    "nvca-webhook-tls-ca-certs",
+] as const;
+
+export const computePlaneSchema = z.strictObject({
+    /** The cluster's name in ICMS: an RFC 1123 name of at most 32 characters (ICMS answers 412 beyond). */
+    clusterName: z
+        .string()
+        .regex(rfc1123, { message: "must be an RFC 1123 name: lower-case letters, digits, '-' and '.'" })
+        .max(32, { message: "ICMS refuses cluster names longer than 32 characters" }),
+    /** How to reach the GPU cluster. */
+    cluster: section({
+        /** The control plane's cluster (its kubeconfig and context). */
+        sameAsControlPlane: z.boolean().default(false),
+        /** A context of $KUBECONFIG/~/.kube/config, or of the cluster's entry in computePlaneKubeconfigs. */
+        context: z.string().min(1).optional(),
+        /** Stable provider identity; defaults to the cluster name. */
+        clusterIdentifier: z.string().min(1).optional(),
+        /** Skip Helm's and the DaemonSet's waits (clusters with no nodes). */
+        skipAwait: z.boolean().default(false),
+    }),
+    /** ICMS's region of the cluster (lower-cased, as ICMS does). */
+    region: z
+        .string()
+        .regex(/^[a-z0-9-]+$/i, { message: "must be a region name such as us-west-1" })
+        .transform((r) => r.toLowerCase())
+        .default("us-west-1"),
+    ncaId: z.string().min(1).default("nvcf-default"),
+    cloudProvider: z
+        .enum(["ON-PREM", "DGX-CLOUD", "AWS", "OCI", "AZURE", "GDN", "GFN", "GCP", "NCP"])
+        .default("ON-PREM"),
+    /** The control-plane endpoints as the GPU cluster's pods reach them (`global.nvcaOperator.selfManaged`). */
+    selfManaged: section({
+        icmsServiceURL: url(/^https?$/),
+        icmsServiceHostHeaderOverride: z.string().optional(),
+        revalServiceURL: url(/^https?$/),
+        revalServiceHostHeaderOverride: z.string().optional(),
+        natsURL: url(/^(nats|tls|ws|wss)$/),
+        natsHostOverride: z.string().optional(),
+    }),
+    /** The control-plane endpoints as this program reaches them, for the registration. */
+    registration: section({
+        icmsURL: url(/^https?$/),
+        icmsHostHeader: z.string().optional(),
+        apiKeysURL: url(/^https?$/),
+        apiKeysHostHeader: z.string().optional(),
+        timeoutSeconds: z.number().int().min(1).max(600).default(30),
+        retries: z.number().int().min(0).max(10).default(3),
+    }),
+    /** Image registry override for mirrors; defaults to the control plane's global.image. */
+    image: section({ registry: z.string().min(1).optional(), repository: z.string().min(1).optional() }),
+    /** Chart source override; defaults to the control plane's global.helm.sources. */
+    helmSources: section({
+        registry: z.string().optional(),
+        repository: z.string().optional(),
+        url: url(/^https?$/),
+        path: z.string().min(1).optional(),
+    }),
+    imagePullSecrets: z.array(z.strictObject({ name: z.string().regex(rfc1123) })).default([]),
+    nvcaOperator: section({
+        chartVersion: z.string().default("1.21.3"),
+        imageTag: z.string().default("3.2.7"),
+        nvcaVersion: z.string().default("3.2.7"),
+        otelCollector: section({
+            enabled: z.boolean().optional(),
+            imageTag: z.string().default("0.157.9"),
+            imageRepository: z.string().optional(),
+        }),
+        agent: section({
+            tolerations: z.array(toleration).default([]),
+            workload: section({ tolerations: z.array(toleration).default([]) }),
+        }),
+    }),
+    observability: section({
+        profile: z
+            .enum(["disabled", "control", "compute", "all"], {
+                message: "observability.profile must be disabled, control, compute, or all",
+            })
+            .default("compute"),
+    }),
+    nodeSelector: section({
+        enabled: z.boolean().default(false),
+        key: z.string().default("nvcf.nvidia.com/workload"),
+        value: z.string().default("worker"),
+    }),
+    tolerations: z.array(toleration).default([]),
+    /** Extra NVCA feature gates; `-Gate` turns a default off. */
+    featureGates: z.array(z.string().regex(/^-?[A-Za-z][A-Za-z0-9]*$/)).default([]),
+    /** Whether the KAI scheduler runs on this cluster (installed outside this program). */
+    kaiSchedulerInstalled: z.boolean().default(false),
+    networkPolicy: z.record(z.string(), z.unknown()).optional(),
+    agentConfig: section({ mergeConfig: z.record(z.string(), z.unknown()).optional() }),
+    smbCsiDriver: section({
+        version: z.string().default("v1.17.0"),
+        /** An https chart repository, an `oci://` mirror of the chart, or a local chart directory. */
+        source: z
+            .string()
+            .regex(/^(https?:\/\/|oci:\/\/|\/|\.\.?\/)/, { message: "must be an https URL, an oci:// reference or a path" })
+            .default("https://raw.githubusercontent.com/kubernetes-csi/csi-driver-smb/master/charts"),
+    }),
+    inotifyTuner: section({
+        initImage: z.string().default("busybox:1.36"),
+        pauseImage: z.string().default("registry.k8s.io/pause:3.9"),
+    }),
+});
+
+export type ComputePlaneConfig = z.infer<typeof computePlaneSchema>;
+
+export const computePlanesSchema = z
+    .array(computePlaneSchema)
+    .default([])
+    .superRefine((planes, ctx) => {
+        const seen = new Map<string, number>();
+        planes.forEach((plane, i) => {
+            const first = seen.get(plane.clusterName);
+            if (first !== undefined) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: [i, "clusterName"],
+                    input: plane.clusterName,
+                    message: `the cluster name is already used by computePlanes[${first}]`,
+                    params: { allowed: "a name unique among the compute planes" },
+                });
+            } else {
+                seen.set(plane.clusterName, i);
+            }
+            const reserved = plane.imagePullSecrets.filter((s) =>
+                (RESERVED_PULL_SECRET_NAMES as readonly string[]).includes(s.name),
+            );
+            for (const s of reserved) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: [i, "imagePullSecrets"],
+                    input: s.name,
+                    message: "the NVCA mirror reserves this pull secret name",
+                    params: { allowed: `a name other than ${RESERVED_PULL_SECRET_NAMES.join(", ")}` },
+                });
+            }
+        });
+    });
