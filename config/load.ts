@@ -4,6 +4,7 @@ import { ConfigError, ConfigProblem, keyPath, problemsFromZod } from "./errors";
 import {
     clusterSchema,
     ControlPlaneConfig,
+    openbaoAccessSchema,
     controlPlaneSchema,
     registrySchema,
     ReleaseOverride,
@@ -21,6 +22,7 @@ const STRUCTURED = {
     cluster: clusterSchema,
     registry: registrySchema,
     computePlanes: computePlanesSchema,
+    openbaoAccess: openbaoAccessSchema,
 } as const;
 
 /** Secret keys: read only through getSecret, so they stay Pulumi secrets end to end. */
@@ -33,6 +35,7 @@ export const SECRET_KEYS = [
     "kubeconfig",
     "computePlaneKubeconfigs",
     "nvcfAdminToken",
+    "openbaoToken",
 ] as const;
 export type SecretKey = (typeof SECRET_KEYS)[number];
 
@@ -42,6 +45,7 @@ export interface Settings {
     readonly cluster: z.infer<typeof clusterSchema>;
     readonly registry: z.infer<typeof registrySchema>;
     readonly computePlanes: readonly ComputePlaneConfig[];
+    readonly openbaoAccess: z.infer<typeof openbaoAccessSchema>;
     /** Clusters with an entry in the `computePlaneKubeconfigs` secret. */
     readonly computePlaneKubeconfigNames: readonly string[];
     readonly secrets: Readonly<Partial<Record<SecretKey, pulumi.Output<string>>>>;
@@ -84,6 +88,7 @@ export function parseSettings(raw: RawConfig, options: ParseOptions): Settings {
         cluster: parsed.cluster as Settings["cluster"],
         registry: parsed.registry as Settings["registry"],
         computePlanes: parsed.computePlanes as ComputePlaneConfig[],
+        openbaoAccess: parsed.openbaoAccess as Settings["openbaoAccess"],
         computePlaneKubeconfigNames: raw.computePlaneKubeconfigNames ?? [],
         secrets: raw.secrets,
     };

@@ -552,3 +552,19 @@ export const registrySchema = z
         }),
     })
     .prefault({});
+
+/** How the admin-issuer-proxy grant revocation reaches OpenBao (only used with the proxy disabled). */
+export const openbaoAccessSchema = z
+    .strictObject({
+        /** An OpenBao address this program reaches directly; unset: through the API server to openbao-server-0. */
+        address: z.url({ protocol: /^https?$/ }).optional(),
+        /** The scheme of OpenBao's in-cluster listener (the bundle serves plain http on 8200). */
+        scheme: z.enum(["http", "https"]).default("http"),
+        /** PEM CA certificate for `address`. */
+        caCert: z.string().optional(),
+        /** Turns certificate verification of `address` off. */
+        insecureSkipVerify: z.boolean().default(false),
+        timeoutSeconds: z.number().int().min(1).max(600).default(30),
+        retries: z.number().int().min(0).max(10).default(3),
+    })
+    .prefault({});

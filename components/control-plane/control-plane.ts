@@ -11,6 +11,7 @@ import { mergeValues } from "./merge";
 import { installOrder, releaseDependencies } from "./ordering";
 import type { ValuesContext } from "./values/context";
 import { routeHostnames } from "./values/ingress";
+import { OpenBaoGrantRevocation } from "../providers/grant-revocation";
 
 /** Namespaces whose listeners on the shared Gateway admit routes (gateway-routing.md). */
 export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
@@ -58,6 +59,7 @@ export class ControlPlane extends pulumi.ComponentResource {
     readonly namespaces: Namespaces;
     readonly pullSecrets?: PullSecrets;
     readonly releases: Readonly<Record<string, k8s.helm.v3.Release>>;
+    readonly grantRevocation?: OpenBaoGrantRevocation;
     readonly outputs: {
         domain: string;
         routes: Record<string, string>;
@@ -131,6 +133,30 @@ export class ControlPlane extends pulumi.ComponentResource {
             );
         }
         this.releases = releases;
+
+        // 1.1.0: disabling the proxy leaves its OpenBao grant in place; withdraw it (gotcha 16).
+        if (!cp.adminIssuerProxy.enabled && releases["openbao-server"]) {
+            const access = settings.openbaoAccess;
+            this.grantRevocation = new OpenBaoGrantRevocation(
+                `${name}-admin-issuer-proxy`,
+                {
+                    via: access.address ? "address" : "kubernetes",
+                    ...(access.address ? { address: access.address } : {}),
+                    namespace: "vault-system",
+                    pod: "openbao-server-0",
+                    port: 8200,
+                    scheme: access.scheme,
+                    ...(settings.cluster.context ? { kubeContext: settings.cluster.context } : {}),
+                    tokenSource: settings.secrets.openbaoToken ? "config" : "kubernetes-secret",
+                    tokenSecret: { namespace: "vault-system", name: "openbao-server-root-token", key: "root_token" },
+                    insecureSkipVerify: access.insecureSkipVerify,
+                    ...(access.caCert ? { caCert: access.caCert } : {}),
+                    timeoutSeconds: access.timeoutSeconds,
+                    retries: access.retries,
+                },
+                { parent: this, dependsOn: [releases["openbao-server"]] },
+            );
+        }
 
         this.outputs = {
             domain: cp.global.domain,

@@ -1,11 +1,7 @@
-import { excerpt, httpRequest, HttpRequest, HttpResponse, jsonBody, TlsOptions } from "./http";
+import { excerpt, httpRequest, HttpRequest, HttpResponse, jsonBody } from "./http";
+import { apiServer, KubeAccess } from "./kube-access";
 
-/** How to reach a cluster's API server: kubeconfig contents (or the default one) and a context. */
-export interface KubeAccess {
-    /** Kubeconfig contents; undefined loads $KUBECONFIG or ~/.kube/config. */
-    readonly kubeconfig?: string;
-    readonly context?: string;
-}
+export type { KubeAccess };
 
 /** The service-account token issuer of a cluster, as ICMS records it. */
 export interface ClusterIdentity {
@@ -99,40 +95,3 @@ function expectJson<T>(res: HttpResponse, what: string): T {
     return parsed;
 }
 
-interface ApiServer {
-    server: string;
-    headers: Record<string, string>;
-    tls: TlsOptions;
-}
-
-/** The API server URL and the credentials the kubeconfig gives for it (exec plugins included). */
-async function apiServer(access: KubeAccess): Promise<ApiServer> {
-    const k8s = await import("@kubernetes/client-node");
-    const kc = new k8s.KubeConfig();
-    if (access.kubeconfig !== undefined) kc.loadFromString(access.kubeconfig);
-    else kc.loadFromDefault();
-    if (access.context) {
-        if (!kc.getContextObject(access.context)) {
-            throw new Error(`the kubeconfig has no context ${access.context}`);
-        }
-        kc.setCurrentContext(access.context);
-    }
-    const cluster = kc.getCurrentCluster();
-    if (!cluster?.server) throw new Error("the kubeconfig names no cluster server for its current context");
-    const opts: {
-        headers?: Record<string, string>;
-        ca?: string | Buffer;
-        cert?: string | Buffer;
-        key?: string | Buffer;
-        rejectUnauthorized?: boolean;
-        auth?: string;
-    } = {};
-    await kc.applyToHTTPSOptions(opts as never);
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
-    return {
-        server: cluster.server.replace(/\/$/, ""),
-        headers,
-        tls: { ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized },
-    };
-}

@@ -43,6 +43,10 @@ export class FakeControlPlane {
     readonly validTokens = new Set<string>();
     readonly kubeToken = "kube-sa-token";
     issuer = "https://kubernetes.default.svc.cluster.local";
+    /** Pod proxy paths (`/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy`) and where they lead. */
+    readonly podProxies = new Map<string, string>();
+    /** Secrets by `namespace/name`, their data base64-encoded as the API serves it. */
+    readonly secrets = new Map<string, Record<string, string>>();
     jwks = JSON.stringify({ keys: [{ kty: "RSA", kid: "key-1", n: "abc", e: "AQAB", use: "sig", alg: "RS256" }] });
     private faults: { server: "icms" | "kube"; match: RegExp; fault: Fault; times: number }[] = [];
     private icmsServer?: http.Server;
@@ -201,12 +205,36 @@ export class FakeControlPlane {
         return undefined;
     }
 
-    private kube(req: http.IncomingMessage, _body: string, res: Reply): void {
+    /** The API server's pod proxy: the request goes on to the pod with its own headers. */
+    private forward(req: http.IncomingMessage, body: string, target: string, res: Reply): void {
+        const headers = { ...req.headers };
+        delete headers.host;
+        delete headers.authorization;
+        const out = http.request(target, { method: req.method, headers }, (answer) => {
+            const chunks: Buffer[] = [];
+            answer.on("data", (c: Buffer) => chunks.push(c));
+            answer.on("end", () => res(answer.statusCode ?? 502, Buffer.concat(chunks).toString("utf8")));
+        });
+        out.on("error", (err) => res(503, { kind: "Status", code: 503, message: `error trying to reach service: ${err.message}` }));
+        out.end(body);
+    }
+
+    private kube(req: http.IncomingMessage, body: string, res: Reply): void {
         if (req.headers.authorization !== `Bearer ${this.kubeToken}`) return res(401, { kind: "Status", code: 401, message: "Unauthorized" });
         if (req.url === "/.well-known/openid-configuration") {
             return res(200, { issuer: this.issuer, jwks_uri: `${this.issuer}/openid/v1/jwks`, response_types_supported: ["id_token"] });
         }
         if (req.url === "/openid/v1/jwks") return res(200, this.jwks);
+        const url = req.url ?? "";
+        const secret = /^\/api\/v1\/namespaces\/([^/]+)\/secrets\/([^/?]+)$/.exec(url);
+        if (secret && req.method === "GET") {
+            const data = this.secrets.get(`${secret[1]}/${secret[2]}`);
+            if (!data) return res(404, { kind: "Status", code: 404, message: `secrets "${secret[2]}" not found` });
+            return res(200, { kind: "Secret", metadata: { name: secret[2], namespace: secret[1] }, data });
+        }
+        for (const [prefix, target] of this.podProxies) {
+            if (url.startsWith(`${prefix}/`)) return this.forward(req, body, `${target}${url.slice(prefix.length)}`, res);
+        }
         return res(404, { kind: "Status", code: 404 });
     }
 }

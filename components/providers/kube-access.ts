@@ -1,0 +1,50 @@
+import type { TlsOptions } from "./http";
+
+/** How to reach a cluster's API server: kubeconfig contents (or the default one) and a context. */
+export interface KubeAccess {
+    /** Kubeconfig contents; undefined loads $KUBECONFIG or ~/.kube/config. */
+    readonly kubeconfig?: string;
+    readonly context?: string;
+}
+
+/** An API server and the credentials a kubeconfig gives for it, ready for the HTTP client. */
+export interface ApiServer {
+    readonly server: string;
+    readonly headers: Record<string, string>;
+    readonly tls: TlsOptions;
+}
+
+/**
+ * Resolves a kubeconfig with the official client, so every auth method works (tokens, client
+ * certificates, exec plugins such as `aws eks get-token`).
+ */
+export async function apiServer(access: KubeAccess): Promise<ApiServer> {
+    const k8s = await import("@kubernetes/client-node");
+    const kc = new k8s.KubeConfig();
+    if (access.kubeconfig !== undefined) kc.loadFromString(access.kubeconfig);
+    else kc.loadFromDefault();
+    if (access.context) {
+        if (!kc.getContextObject(access.context)) {
+            throw new Error(`the kubeconfig has no context ${access.context}`);
+        }
+        kc.setCurrentContext(access.context);
+    }
+    const cluster = kc.getCurrentCluster();
+    if (!cluster?.server) throw new Error("the kubeconfig names no cluster server for its current context");
+    const opts: {
+        headers?: Record<string, string>;
+        ca?: string | Buffer;
+        cert?: string | Buffer;
+        key?: string | Buffer;
+        rejectUnauthorized?: boolean;
+        auth?: string;
+    } = {};
+    await kc.applyToHTTPSOptions(opts as never);
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString("base64")}`;
+    return {
+        server: cluster.server.replace(/\/$/, ""),
+        headers,
+        tls: { ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized },
+    };
+}

@@ -1,0 +1,99 @@
+import { excerpt, HttpError, httpRequest, HttpResponse, jsonBody, TlsOptions } from "./http";
+
+/** How the revocation talks to OpenBao: a base URL (direct, or the API server's pod proxy) and its auth. */
+export interface OpenBaoEndpoint {
+    /** Base URL that `/v1/...` is appended to. */
+    readonly url: string;
+    /** Headers every request carries besides the token (the API server's own auth, for the proxy). */
+    readonly headers?: Readonly<Record<string, string>>;
+    readonly tls?: TlsOptions;
+    readonly timeoutMs: number;
+    readonly retries: number;
+    readonly retryDelayMs?: number;
+}
+
+/** One object of the admin-issuer-proxy grant that migration `10_setup_admin-issuer.sh` creates. */
+export interface GrantObject {
+    readonly description: string;
+    /** Path under /v1 to delete. */
+    readonly path: string;
+    /** Path under /v1 whose list must not name it afterwards. */
+    readonly listPath: string;
+}
+
+export const ADMIN_ISSUER_PROXY = "admin-issuer-proxy";
+export const ADMIN_ISSUER_PROXY_POLICY = "services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw";
+
+/** The three objects that let the proxy's service account mint admin tokens (control-plane.md §7). */
+export const ADMIN_ISSUER_GRANT: readonly GrantObject[] = [
+    { description: "the JWT auth role", path: "auth/jwt/role/admin-issuer-proxy", listPath: "auth/jwt/role" },
+    { description: "the ACL policy", path: `sys/policies/acl/${ADMIN_ISSUER_PROXY_POLICY}`, listPath: "sys/policies/acl" },
+    {
+        description: "the JWT secret role",
+        path: "services/nvcf-api/jwt/roles/admin-issuer-proxy",
+        listPath: "services/nvcf-api/jwt/roles",
+    },
+];
+
+function bao(endpoint: OpenBaoEndpoint, token: string, method: "GET" | "DELETE", path: string): Promise<HttpResponse> {
+    return httpRequest({
+        method,
+        url: `${endpoint.url.replace(/\/$/, "")}/v1/${path}`,
+        headers: { ...endpoint.headers, "X-Vault-Token": token },
+        tls: endpoint.tls,
+        timeoutMs: endpoint.timeoutMs,
+        retries: endpoint.retries,
+        retryDelayMs: endpoint.retryDelayMs,
+    });
+}
+
+/** What an OpenBao status means, for a message that tells the user what to do. */
+function explain(res: HttpResponse): string {
+    const errors = jsonBody<{ errors?: string[] }>(res)?.errors?.join("; ") || excerpt(res.body);
+    if (res.status === 403) return `OpenBao answered 403 (${errors}): the token is wrong, expired or lacks access to this path`;
+    if (res.status === 503) return `OpenBao answered 503 (${errors}): the server is sealed or not yet initialised; unseal it and run again`;
+    if (res.status === 401) return `OpenBao answered 401 (${errors}): no valid token was sent`;
+    return `OpenBao answered ${res.status} (${errors})`;
+}
+
+function unreachable(endpoint: OpenBaoEndpoint, err: unknown): Error {
+    const cause = err instanceof HttpError ? err.message : String(err);
+    return new Error(`OpenBao at ${endpoint.url} could not be reached: ${cause}`);
+}
+
+/**
+ * Deletes one object. 204 whether or not it existed; 404 (no such mount or route) is absent too.
+ */
+export async function deleteObject(endpoint: OpenBaoEndpoint, token: string, object: GrantObject): Promise<void> {
+    let res: HttpResponse;
+    try {
+        res = await bao(endpoint, token, "DELETE", object.path);
+    } catch (err) {
+        throw new Error(`could not delete ${object.description} ${object.path}: ${unreachable(endpoint, err).message}`);
+    }
+    if (res.status === 204 || res.status === 200 || res.status === 404) return;
+    throw new Error(`could not delete ${object.description} ${object.path}: ${explain(res)}`);
+}
+
+/** The names under a path (`LIST`, sent as `GET ?list=true`); an empty list is a 404. */
+export async function listNames(endpoint: OpenBaoEndpoint, token: string, path: string): Promise<string[]> {
+    let res: HttpResponse;
+    try {
+        res = await bao(endpoint, token, "GET", `${path}?list=true`);
+    } catch (err) {
+        throw new Error(`could not list ${path}: ${unreachable(endpoint, err).message}`);
+    }
+    if (res.status === 404) return [];
+    if (res.status !== 200) throw new Error(`could not list ${path}: ${explain(res)}`);
+    return jsonBody<{ data?: { keys?: string[] } }>(res)?.data?.keys ?? [];
+}
+
+/** The grant objects that still exist: each list place that names admin-issuer-proxy. */
+export async function remainingGrant(endpoint: OpenBaoEndpoint, token: string): Promise<string[]> {
+    const remaining: string[] = [];
+    for (const object of ADMIN_ISSUER_GRANT) {
+        const names = await listNames(endpoint, token, object.listPath);
+        for (const name of names.filter((n) => n.includes(ADMIN_ISSUER_PROXY))) remaining.push(`${object.listPath}/${name}`);
+    }
+    return remaining;
+}
