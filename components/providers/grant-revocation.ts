@@ -85,7 +85,7 @@ export class GrantRevocationProvider implements pulumi.dynamic.ResourceProvider<
         return { id, props: { ...props, remaining: await remainingGrant(endpoint, token) } };
     }
 
-    async delete(): Promise<void> {
+    async delete(_id: string, _props: GrantRevocationOutputs): Promise<void> {
         // Nothing to restore: with the proxy enabled again, the next OpenBao migration recreates the grant.
     }
 
