@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { eksClusterSchema } from "./aws-schema";
 
 /**
  * One GPU cluster (compute plane), as the compute-plane bundle's environment file and
@@ -44,6 +45,8 @@ export const computePlaneSchema = z.strictObject({
         sameAsControlPlane: z.boolean().default(false),
         /** A context of $KUBECONFIG/~/.kube/config, or of the cluster's entry in computePlaneKubeconfigs. */
         context: z.string().min(1).optional(),
+        /** An EKS cluster by name: its OIDC issuer registers it, no API-server discovery needed. */
+        eks: eksClusterSchema.optional(),
         /** Stable provider identity; defaults to the cluster name. */
         clusterIdentifier: z.string().min(1).optional(),
         /** Skip Helm's and the DaemonSet's waits (clusters with no nodes). */

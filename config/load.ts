@@ -12,6 +12,7 @@ import {
 } from "./schema";
 import { crossFieldProblems } from "./validate";
 import { ComputePlaneConfig, computePlanesSchema, RESERVED_PULL_SECRET_NAMES } from "./compute-plane-schema";
+import { DnsConfig, dnsSchema, ecrRegistry } from "./aws-schema";
 
 export const PROJECT = "nvcf-self-managed";
 
@@ -23,6 +24,7 @@ const STRUCTURED = {
     registry: registrySchema,
     computePlanes: computePlanesSchema,
     openbaoAccess: openbaoAccessSchema,
+    dns: dnsSchema,
 } as const;
 
 /** Secret keys: read only through getSecret, so they stay Pulumi secrets end to end. */
@@ -46,6 +48,7 @@ export interface Settings {
     readonly registry: z.infer<typeof registrySchema>;
     readonly computePlanes: readonly ComputePlaneConfig[];
     readonly openbaoAccess: z.infer<typeof openbaoAccessSchema>;
+    readonly dns: DnsConfig;
     /** Clusters with an entry in the `computePlaneKubeconfigs` secret. */
     readonly computePlaneKubeconfigNames: readonly string[];
     readonly secrets: Readonly<Partial<Record<SecretKey, pulumi.Output<string>>>>;
@@ -89,6 +92,7 @@ export function parseSettings(raw: RawConfig, options: ParseOptions): Settings {
         registry: parsed.registry as Settings["registry"],
         computePlanes: parsed.computePlanes as ComputePlaneConfig[],
         openbaoAccess: parsed.openbaoAccess as Settings["openbaoAccess"],
+        dns: parsed.dns as DnsConfig,
         computePlaneKubeconfigNames: raw.computePlaneKubeconfigNames ?? [],
         secrets: raw.secrets,
     };
@@ -118,8 +122,15 @@ function releaseOverrideProblems(settings: Settings, releaseNames: readonly stri
 
 function secretProblems(settings: Settings): ConfigProblem[] {
     const problems: ConfigProblem[] = [];
+    if (settings.cluster.eks && (settings.cluster.context || settings.secrets.kubeconfig)) {
+        problems.push({
+            key: `${PROJECT}:cluster.eks`,
+            message: "an EKS cluster is reached through its name alone: set no context and no kubeconfig secret",
+        });
+    }
     const has = (key: SecretKey) => settings.secrets[key] !== undefined;
-    if (settings.registry.pullSecret.enabled && !has("ngcApiKey")) {
+    const ecrImages = ecrRegistry(settings.controlPlane.global.image.registry) !== undefined;
+    if (settings.registry.pullSecret.enabled && !ecrImages && !has("ngcApiKey")) {
         problems.push({
             key: `${PROJECT}:ngcApiKey`,
             message:
@@ -163,6 +174,12 @@ function computePlaneProblems(settings: Settings): ConfigProblem[] {
     settings.computePlanes.forEach((plane, i) => {
         const key = (path: string) => `${PROJECT}:computePlanes[${i}].${path}`;
         const hasKubeconfig = settings.computePlaneKubeconfigNames.includes(plane.clusterName);
+        if (plane.cluster.eks && (plane.cluster.sameAsControlPlane || plane.cluster.context || hasKubeconfig)) {
+            problems.push({
+                key: key("cluster.eks"),
+                message: "an EKS cluster is reached through its name alone: no sameAsControlPlane, context or kubeconfig",
+            });
+        }
         if (plane.cluster.sameAsControlPlane && (plane.cluster.context || hasKubeconfig)) {
             problems.push({
                 key: key("cluster.sameAsControlPlane"),
@@ -170,13 +187,13 @@ function computePlaneProblems(settings: Settings): ConfigProblem[] {
                 given: true,
             });
         }
-        if (!plane.cluster.sameAsControlPlane && !plane.cluster.context && !hasKubeconfig) {
+        if (!plane.cluster.sameAsControlPlane && !plane.cluster.context && !hasKubeconfig && !plane.cluster.eks) {
             // Gotcha 16: the ambient context may be another cluster, whose JWKS would be registered.
             problems.push({
                 key: key("cluster"),
                 message: `says nothing about how to reach the GPU cluster ${plane.clusterName}`,
                 allowed:
-                    "sameAsControlPlane: true, a context, or a kubeconfig under computePlaneKubeconfigs." +
+                    "sameAsControlPlane: true, a context, eks: {name, region}, or a kubeconfig under computePlaneKubeconfigs." +
                     plane.clusterName,
             });
         }

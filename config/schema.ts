@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { eksClusterSchema } from "./aws-schema";
 
 /**
  * The control-plane environment, key for key as NVIDIA's `environments/<env>.yaml` for the
@@ -524,6 +525,8 @@ export const clusterSchema = z
     .strictObject({
         /** A kubeconfig context; the kubeconfig is the `kubeconfig` secret, else $KUBECONFIG/~/.kube/config. */
         context: z.string().min(1).optional(),
+        /** An EKS cluster by name instead of a kubeconfig: endpoint, CA and `aws eks get-token`. */
+        eks: eksClusterSchema.optional(),
         /**
          * A stable identity for the cluster, so a change of credentials or endpoint never
          * replaces every resource on it.

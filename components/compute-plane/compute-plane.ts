@@ -2,7 +2,10 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
 import type { Settings } from "../../config/load";
-import { chartCredentials, chartFromSources } from "../kubernetes/chart-source";
+import { chartFromSources } from "../kubernetes/chart-source";
+import { chartAuth, pullSecretPassword } from "../kubernetes/registry-auth";
+import { eksCluster, type EksCluster } from "../aws/eks";
+import type { AwsProviders } from "../aws/providers";
 import { helmRelease } from "../kubernetes/helm-release";
 import { Namespaces } from "../kubernetes/namespaces";
 import { clusterProvider } from "../kubernetes/provider";
@@ -22,6 +25,9 @@ export interface ComputePlaneArgs {
     readonly settings: Settings;
     /** The control plane the cluster registers with; registration and operator come after it. */
     readonly controlPlane: pulumi.Resource;
+    readonly aws: AwsProviders;
+    /** The control plane's EKS cluster, when it runs on EKS (for `sameAsControlPlane`). */
+    readonly controlPlaneEks?: EksCluster;
 }
 
 export interface ComputePlaneOutputs {
@@ -47,7 +53,7 @@ export class ComputePlane extends pulumi.ComponentResource {
         const { plane, settings } = args;
         const cp = settings.controlPlane;
         const skipAwait = plane.cluster.skipAwait;
-        const access = clusterAccess(plane, settings);
+        const access = clusterAccess(plane, settings, args);
 
         this.provider = clusterProvider(
             `${name}-provider`,
@@ -68,20 +74,21 @@ export class ComputePlane extends pulumi.ComponentResource {
             children,
         );
         const pull = settings.registry.pullSecret;
-        const pullSecrets =
-            pull.enabled && settings.secrets.ngcApiKey
-                ? new PullSecrets(
-                      `${name}-pull-secrets`,
-                      {
-                          name: pull.name,
-                          server: pull.server ?? plane.image.registry ?? cp.global.image.registry,
-                          username: pull.username,
-                          password: settings.secrets.ngcApiKey,
-                          namespaces: namespaces.byName,
-                      },
-                      children,
-                  )
-                : undefined;
+        const imageRegistry = plane.image.registry ?? cp.global.image.registry;
+        const pullPassword = pullSecretPassword(settings, imageRegistry);
+        const pullSecrets = pullPassword
+            ? new PullSecrets(
+                  `${name}-pull-secrets`,
+                  {
+                      name: pull.name,
+                      server: pull.server ?? imageRegistry,
+                      username: pull.username,
+                      password: pullPassword,
+                      namespaces: namespaces.byName,
+                  },
+                  children,
+              )
+            : undefined;
         const imagePullSecrets = [...plane.imagePullSecrets];
         if (pullSecrets && !imagePullSecrets.some((s) => s.name === pull.name)) imagePullSecrets.push({ name: pull.name });
 
@@ -111,6 +118,7 @@ export class ComputePlane extends pulumi.ComponentResource {
                 ...(reg.apiKeysHostHeader ? { apiKeysHostHeader: reg.apiKeysHostHeader } : {}),
                 kubeconfigSource: access.registrationSource,
                 ...(access.context ? { kubeContext: access.context } : {}),
+                ...(access.oidcIssuer ? { oidcIssuerUrl: access.oidcIssuer } : {}),
                 timeoutSeconds: reg.timeoutSeconds,
                 retries: reg.retries,
             },
@@ -118,7 +126,7 @@ export class ComputePlane extends pulumi.ComponentResource {
         );
 
         const sources = { ...cp.global.helm.sources, ...definedOnly(plane.helmSources) };
-        const auth = chartCredentials(sources, settings.secrets.chartRegistryPassword ?? settings.secrets.ngcApiKey);
+        const auth = chartAuth(sources, settings, args.aws);
         const operatorNamespace = namespaces.byName[NVCA_OPERATOR.namespace];
         this.operator = helmRelease(
             `${name}-nvca-operator`,
@@ -130,7 +138,7 @@ export class ComputePlane extends pulumi.ComponentResource {
                 values: nvcaOperatorValues({
                     plane,
                     image: {
-                        registry: plane.image.registry ?? cp.global.image.registry,
+                        registry: imageRegistry,
                         repository: plane.image.repository ?? cp.global.image.repository,
                     },
                     imagePullSecrets,
@@ -170,11 +178,31 @@ interface ClusterAccess {
     readonly context?: string;
     readonly clusterIdentifier: string;
     readonly registrationSource: KubeconfigSource;
+    /** EKS: the cluster's OIDC issuer, which registers it without API-server discovery. */
+    readonly oidcIssuer?: pulumi.Output<string>;
 }
 
 /** How the provider and the registration reach the GPU cluster (gotcha 16: never a guess). */
-function clusterAccess(plane: ComputePlaneConfig, settings: Settings): ClusterAccess {
+function clusterAccess(plane: ComputePlaneConfig, settings: Settings, args: ComputePlaneArgs): ClusterAccess {
+    if (plane.cluster.eks) {
+        const eks = eksCluster(plane.cluster.eks, args.aws);
+        return {
+            kubeconfig: eks.kubeconfig,
+            clusterIdentifier: plane.cluster.clusterIdentifier ?? eks.clusterIdentifier,
+            registrationSource: "oidc-issuer",
+            oidcIssuer: eks.oidcIssuer,
+        };
+    }
     if (plane.cluster.sameAsControlPlane) {
+        const eks = args.controlPlaneEks;
+        if (eks) {
+            return {
+                kubeconfig: eks.kubeconfig,
+                clusterIdentifier: plane.cluster.clusterIdentifier ?? eks.clusterIdentifier,
+                registrationSource: "oidc-issuer",
+                oidcIssuer: eks.oidcIssuer,
+            };
+        }
         return {
             kubeconfig: settings.secrets.kubeconfig,
             context: settings.cluster.context,

@@ -5,7 +5,9 @@ import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { PullSecrets } from "../kubernetes/pull-secrets";
 import { helmRelease } from "../kubernetes/helm-release";
 import { CATALOG, type CatalogEntry } from "./catalog";
-import { chartCredentials, chartFromSources } from "../kubernetes/chart-source";
+import { chartFromSources } from "../kubernetes/chart-source";
+import { chartAuth, pullSecretPassword } from "../kubernetes/registry-auth";
+import type { AwsProviders } from "../aws/providers";
 import { controlPlaneCredentials } from "./credentials";
 import { mergeValues } from "./merge";
 import { installOrder, releaseDependencies } from "./ordering";
@@ -19,6 +21,9 @@ export const PLATFORM_LABEL = { "nvcf/platform": "true" } as const;
 
 export interface ControlPlaneArgs {
     readonly settings: Settings;
+    readonly aws: AwsProviders;
+    /** A kubeconfig the program built (EKS), for the dynamic providers that talk to the cluster. */
+    readonly generatedKubeconfig?: pulumi.Output<string>;
 }
 
 export interface ReleaseOutput {
@@ -74,14 +79,15 @@ export class ControlPlane extends pulumi.ComponentResource {
         const pull = settings.registry.pullSecret;
 
         this.namespaces = new Namespaces(`${name}-namespaces`, { namespaces: ownedNamespaces(settings) }, { parent: this });
-        if (pull.enabled && settings.secrets.ngcApiKey) {
+        const pullPassword = pullSecretPassword(settings, cp.global.image.registry);
+        if (pullPassword) {
             this.pullSecrets = new PullSecrets(
                 `${name}-pull-secrets`,
                 {
                     name: pull.name,
                     server: pull.server ?? cp.global.image.registry,
                     username: pull.username,
-                    password: settings.secrets.ngcApiKey,
+                    password: pullPassword,
                     namespaces: this.namespaces.byName,
                 },
                 { parent: this },
@@ -101,11 +107,11 @@ export class ControlPlane extends pulumi.ComponentResource {
         };
 
         const sources = cp.global.helm.sources;
-        const chartAuth = chartCredentials(sources, settings.secrets.chartRegistryPassword ?? settings.secrets.ngcApiKey);
+        const auth = chartAuth(sources, settings, args.aws);
         const chartOf = (entry: CatalogEntry) =>
             entry.source === "observability-local" && cp.observability.chartsPath
                 ? chartFromSources(entry.chart, { path: cp.observability.chartsPath }, undefined)
-                : chartFromSources(entry.chart, sources, chartAuth);
+                : chartFromSources(entry.chart, sources, auth);
 
         const enabled = enabledReleases(settings);
         const dependencies = releaseDependencies(enabled);
@@ -146,6 +152,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                     pod: "openbao-server-0",
                     port: 8200,
                     scheme: access.scheme,
+                    ...(args.generatedKubeconfig ? { kubeconfig: args.generatedKubeconfig } : {}),
                     ...(settings.cluster.context ? { kubeContext: settings.cluster.context } : {}),
                     tokenSource: settings.secrets.openbaoToken ? "config" : "kubernetes-secret",
                     tokenSecret: { namespace: "vault-system", name: "openbao-server-root-token", key: "root_token" },

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ApiError, deleteCluster, Endpoint, getCluster, listClusters, mintAdminToken, putJwks, registerCluster } from "./icms";
-import { ClusterIdentity, discoverClusterIdentity, KubeAccess } from "./oidc-discovery";
+import { ClusterIdentity, discoverClusterIdentity, discoverFromIssuer, KubeAccess } from "./oidc-discovery";
 
 /** Where the registration finds the GPU cluster's kubeconfig. */
 export type KubeconfigSource =
@@ -9,7 +9,9 @@ export type KubeconfigSource =
     /** The cluster's entry in the `computePlaneKubeconfigs` secret. */
     | "compute-plane"
     /** $KUBECONFIG/~/.kube/config. */
-    | "default";
+    | "default"
+    /** No kubeconfig: the public issuer in `oidcIssuerUrl` (EKS). */
+    | "oidc-issuer";
 
 /** What the registration is declared with. No secret is an input: they come from `configure`. */
 export interface ClusterRegistrationInputs {
@@ -25,6 +27,8 @@ export interface ClusterRegistrationInputs {
     readonly apiKeysHostHeader?: string;
     readonly kubeconfigSource: KubeconfigSource;
     readonly kubeContext?: string;
+    /** With `oidc-issuer`: the issuer whose keys register the cluster. */
+    readonly oidcIssuerUrl?: string;
     readonly timeoutSeconds: number;
     readonly retries: number;
 }
@@ -179,11 +183,12 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
     }
 
     private async identity(inputs: ClusterRegistrationInputs): Promise<ClusterIdentity> {
-        return discoverClusterIdentity(this.kubeAccess(inputs), {
-            timeoutMs: inputs.timeoutSeconds * 1000,
-            retries: inputs.retries,
-            retryDelayMs: this.retryDelayMs,
-        });
+        const options = { timeoutMs: inputs.timeoutSeconds * 1000, retries: inputs.retries, retryDelayMs: this.retryDelayMs };
+        if (inputs.kubeconfigSource === "oidc-issuer") {
+            if (!inputs.oidcIssuerUrl) throw new Error("no OIDC issuer URL to discover the cluster's keys from");
+            return discoverFromIssuer(inputs.oidcIssuerUrl, options);
+        }
+        return discoverClusterIdentity(this.kubeAccess(inputs), options);
     }
 
     private kubeAccess(inputs: ClusterRegistrationInputs): KubeAccess {

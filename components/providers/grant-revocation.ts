@@ -14,6 +14,8 @@ export interface GrantRevocationInputs {
     /** The scheme of OpenBao's listener inside the cluster. */
     readonly scheme: "http" | "https";
     readonly kubeContext?: string;
+    /** A kubeconfig the program built (EKS: endpoint, CA, exec credential; no secret in it). */
+    readonly kubeconfig?: string;
     /** `config`: the `openbaoToken` secret; `kubernetes-secret`: the chart's root-token Secret. */
     readonly tokenSource: "config" | "kubernetes-secret";
     readonly tokenSecret: { readonly namespace: string; readonly name: string; readonly key: string };
@@ -103,7 +105,7 @@ export class GrantRevocationProvider implements pulumi.dynamic.ResourceProvider<
     private async connect(inputs: GrantRevocationInputs): Promise<{ endpoint: OpenBaoEndpoint; token: string }> {
         const base = { timeoutMs: inputs.timeoutSeconds * 1000, retries: inputs.retries, retryDelayMs: this.retryDelayMs };
         const needsKube = inputs.via === "kubernetes" || inputs.tokenSource === "kubernetes-secret";
-        const api = needsKube ? await apiServer({ kubeconfig: this.kubeconfig, context: inputs.kubeContext } satisfies KubeAccess) : undefined;
+        const api = needsKube ? await apiServer({ kubeconfig: inputs.kubeconfig ?? this.kubeconfig, context: inputs.kubeContext } satisfies KubeAccess) : undefined;
         const endpoint: OpenBaoEndpoint =
             inputs.via === "address"
                 ? {

@@ -72,6 +72,18 @@ export async function discoverClusterIdentity(access: KubeAccess, options: Disco
     return { issuer, jwks, jwksHash: jwksHash(jwks) };
 }
 
+/**
+ * The identity of a cluster whose issuer is public (EKS: the cluster's IAM OIDC provider): the
+ * issuer's discovery document and keys, without access to the API server.
+ */
+export async function discoverFromIssuer(issuer: string, options: DiscoveryOptions): Promise<ClusterIdentity> {
+    const jwks = await jwksFromIssuer(issuer, { timeoutMs: options.timeoutMs, retries: options.retries, retryDelayMs: options.retryDelayMs });
+    if (jwks === undefined) {
+        throw new Error(`the issuer ${issuer} gave no usable discovery document (matching issuer, jwks_uri) and keys`);
+    }
+    return { issuer, jwks, jwksHash: jwksHash(jwks) };
+}
+
 /** The issuer's own discovery document and keys; undefined when they cannot be had or disagree. */
 async function jwksFromIssuer(issuer: string, base: Omit<HttpRequest, "method" | "url">): Promise<string | undefined> {
     try {

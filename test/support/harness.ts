@@ -94,6 +94,8 @@ function mockState(type: string, inputs: Record<string, unknown>): Record<string
             };
         case "random:index/randomPassword:RandomPassword":
             return { ...inputs, result: "generated-cassandra-password" };
+        case "kubernetes:gateway.networking.k8s.io/v1:Gateway":
+            return { ...inputs, status: { addresses: [{ type: "Hostname", value: "k8s-gateway-0123456789.elb.us-west-2.amazonaws.com" }] } };
         case "pulumi-nodejs:dynamic/nvcf:ClusterRegistration":
             return {
                 ...inputs,
@@ -107,8 +109,47 @@ function mockState(type: string, inputs: Record<string, unknown>): Record<string
     }
 }
 
+/** Invoke results in the shapes of the providers' schemas. */
+function mockCall(token: string, inputs: Record<string, unknown>): Record<string, unknown> {
+    switch (token) {
+        case "aws:eks/getCluster:getCluster": {
+            const name = String(inputs.name);
+            return {
+                name,
+                arn: `arn:aws:eks:us-west-2:123456789012:cluster/${name}`,
+                endpoint: `https://${name.toUpperCase()}0123.gr7.us-west-2.eks.amazonaws.com`,
+                certificateAuthorities: [{ data: Buffer.from(`ca-of-${name}`).toString("base64") }],
+                identities: [{ oidcs: [{ issuer: `https://oidc.eks.us-west-2.amazonaws.com/id/${name.toUpperCase()}0123` }] }],
+                version: "1.33",
+                status: "ACTIVE",
+            };
+        }
+        case "aws:ecr/getAuthorizationToken:getAuthorizationToken":
+            return {
+                authorizationToken: Buffer.from("AWS:ecr-token").toString("base64"),
+                password: "ecr-token",
+                userName: "AWS",
+                proxyEndpoint: `https://${String(inputs.registryId)}.dkr.ecr.us-west-2.amazonaws.com`,
+                expiresAt: "2026-11-30T12:00:00Z",
+                id: "us-west-2",
+            };
+        default:
+            return inputs;
+    }
+}
+
 type Monitor = {
     registerResource: (req: RegisterRequest, cb: (err: unknown, res: unknown) => void) => void;
+    readResource: (req: ReadRequest, cb: (err: unknown, res: unknown) => void) => void;
+};
+type ReadRequest = {
+    getType(): string;
+    getName(): string;
+    getId(): string;
+    getParent(): string;
+    getProvider(): string;
+    getDependenciesList(): string[];
+    getProperties(): { toJavaScript(): Record<string, unknown> } | undefined;
 };
 type RegisterRequest = {
     getType(): string;
@@ -167,7 +208,7 @@ async function execute(
     await pulumi.runtime.setMocks(
         {
             newResource: (args) => ({ id: `${args.name}-id`, state: mockState(args.type, args.inputs) }),
-            call: (args) => args.inputs,
+            call: (args) => mockCall(args.token, args.inputs),
         },
         projectName(root),
         stack,
@@ -196,6 +237,29 @@ async function execute(
                 deleteBeforeReplace: req.getDeletebeforereplace(),
                 dependencies: req.getDependenciesList(),
                 inputs: unwrapSecrets(rawInputs) as Record<string, unknown>,
+                rawInputs,
+            });
+            outstanding--;
+            cb(err, res);
+        });
+    };
+    // Reads of existing objects (`get`, or an `id` option) go through ReadResource instead.
+    const read = monitor.readResource.bind(monitor);
+    monitor.readResource = (req, cb) => {
+        outstanding++;
+        const rawInputs = req.getProperties()?.toJavaScript() ?? {};
+        read(req, (err, res) => {
+            resources.push({
+                type: req.getType(),
+                name: req.getName(),
+                urn: (res as { getUrn?: () => string } | undefined)?.getUrn?.() ?? "",
+                parent: req.getParent(),
+                provider: req.getProvider(),
+                custom: true,
+                retainOnDelete: false,
+                deleteBeforeReplace: false,
+                dependencies: req.getDependenciesList(),
+                inputs: { ...(unwrapSecrets(rawInputs) as Record<string, unknown>), id: req.getId() },
                 rawInputs,
             });
             outstanding--;
