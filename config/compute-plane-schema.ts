@@ -1,15 +1,12 @@
 import { z } from "zod";
 import { eksClusterSchema } from "./aws-schema";
+import { section } from "./schema";
 
 /**
  * One GPU cluster (compute plane), as the compute-plane bundle's environment file and
  * `make register-cluster` describe it. Defaults come from its `environments/base.yaml`.
  */
 
-function section<T extends z.core.$ZodLooseShape>(shape: T) {
-    // Every field of a section has a default, so an absent section parses as {}.
-    return z.strictObject(shape).prefault({} as never);
-}
 
 const rfc1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const toleration = z.looseObject({

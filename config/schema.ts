@@ -8,7 +8,7 @@ import { eksClusterSchema } from "./aws-schema";
  */
 
 /** A nested object whose own defaults apply when the user leaves it out (zod's prefault). */
-function section<T extends z.core.$ZodLooseShape>(shape: T) {
+export function section<T extends z.core.$ZodLooseShape>(shape: T) {
     // Every field of a section has a default, so an absent section parses as {}.
     return z.strictObject(shape).prefault({} as never);
 }

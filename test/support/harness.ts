@@ -141,6 +141,7 @@ function mockCall(token: string, inputs: Record<string, unknown>): Record<string
 type Monitor = {
     registerResource: (req: RegisterRequest, cb: (err: unknown, res: unknown) => void) => void;
     readResource: (req: ReadRequest, cb: (err: unknown, res: unknown) => void) => void;
+    registerResourceOutputs: (req: unknown, cb: (err: unknown, res: unknown) => void) => void;
 };
 type ReadRequest = {
     getType(): string;
@@ -196,7 +197,35 @@ export async function runProgramExpectingError(
     return { error, resources };
 }
 
-async function execute(
+/**
+ * One program run at a time: Pulumi's mock monitor and config are process-wide, and with the
+ * test files in one process their `before` hooks run concurrently.
+ */
+let running: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs of this repository's program by their inputs: the program is deterministic, and many
+ * tests start from the same stack, so each distinct stack runs once per process. Callers treat
+ * a run as read-only. Other roots (worktrees at changing revisions) are never cached.
+ */
+const runs = new Map<string, Promise<ProgramRun & { error?: unknown }>>();
+
+function execute(
+    config: StackConfig,
+    secretKeys: string[],
+    stack: string,
+    root: string,
+): Promise<ProgramRun & { error?: unknown }> {
+    const key = root === ROOT ? JSON.stringify([config, [...secretKeys].sort(), stack]) : undefined;
+    const cached = key === undefined ? undefined : runs.get(key);
+    if (cached) return cached;
+    const run = running.then(() => executeAlone(config, secretKeys, stack, root));
+    running = run.catch(() => undefined);
+    if (key !== undefined) runs.set(key, run);
+    return run;
+}
+
+async function executeAlone(
     config: StackConfig,
     secretKeys: string[],
     stack: string,
@@ -218,7 +247,7 @@ async function execute(
     const resources: RecordedResource[] = [];
     let outstanding = 0;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const settings = require("@pulumi/pulumi/runtime/settings") as { getMonitor(): Monitor };
+    const settings = require("@pulumi/pulumi/runtime/settings") as { getMonitor(): Monitor; waitForRPCs(): Promise<void> };
     const monitor = settings.getMonitor();
     const register = monitor.registerResource.bind(monitor);
     monitor.registerResource = (req, cb) => {
@@ -239,6 +268,16 @@ async function execute(
                 inputs: unwrapSecrets(rawInputs) as Record<string, unknown>,
                 rawInputs,
             });
+            outstanding--;
+            cb(err, res);
+        });
+    };
+    // Components report their outputs late (once they resolve); wait for those too, so none
+    // reaches the next test's monitor.
+    const registerOutputs = monitor.registerResourceOutputs.bind(monitor);
+    monitor.registerResourceOutputs = (req, cb) => {
+        outstanding++;
+        registerOutputs(req, (err, res) => {
             outstanding--;
             cb(err, res);
         });
@@ -278,6 +317,8 @@ async function execute(
         } catch (e) {
             error = e;
         }
+        // The SDK's own count of work in flight (registrations, late registerOutputs calls).
+        await settings.waitForRPCs();
         // Registrations can start from applies; wait until none has been pending for a while.
         let idleTicks = 0;
         while (idleTicks < 5) {

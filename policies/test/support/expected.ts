@@ -1,0 +1,20 @@
+/** The pack's policies and enforcement levels. Names are an interface: pack config and CI refer to them. */
+export const EXPECTED_POLICIES = {
+    "helm-release-pinned-and-named": "mandatory",
+    "helm-release-no-create-namespace": "mandatory",
+    "helm-release-timeout": "mandatory",
+    "cassandra-password-set": "mandatory",
+    "cassandra-passwords-match": "mandatory",
+    "openbao-migrations-env-complete": "mandatory",
+    "pod-annotation-values-are-strings": "mandatory",
+    "pod-annotations-no-chart-managed-keys": "mandatory",
+    "pod-annotations-reserved-prefix": "mandatory",
+    "nats-token-auth-webhook-url": "mandatory",
+    "registry-credentials-raw-auth": "mandatory",
+    "admin-issuer-grant-revoked": "mandatory",
+    "privileged-only-inotify-tuner": "mandatory",
+    "no-latest-image-tag": "mandatory",
+    "nvca-operator-prerequisites": "mandatory",
+    "kai-feature-gate-needs-kai-scheduler": "mandatory",
+    "cert-manager-only-when-enabled": "advisory",
+} as const;

@@ -1,0 +1,275 @@
+/**
+ * plan-diff on a throwaway git repository: a clone of this one, with commits that change the
+ * dev stack file (or, once, the program itself). Renders run in this process, like the CLI's.
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { parseDocument } from "yaml";
+import { capture } from "./support/capture";
+import { diffStacks, PlanDiff } from "../scripts/lib/diff";
+import { git } from "../scripts/lib/git-checkout";
+import { planDiffCli } from "../scripts/lib/plan-diff-cli";
+import { renderStack } from "../scripts/lib/render";
+import { RenderedResource, RenderedStack } from "../scripts/lib/rendered";
+import { formatPath } from "../scripts/lib/value-diff";
+import { PROJECT } from "./support/harness";
+
+const ROOT = path.resolve(__dirname, "..");
+const STACK_FILE = "Pulumi.dev.yaml";
+const CP = `${PROJECT}:controlPlane`;
+const ANNOTATION = "example.com/owner";
+
+let tmp: string;
+let repo: string;
+let base: string;
+let baseRender: RenderedStack;
+
+function commit(message: string, files: readonly string[]): string {
+    git(repo, ["add", "--", ...files]);
+    git(repo, ["-c", "user.name=plan-diff test", "-c", "user.email=test@example.invalid", "commit", "--quiet", "-m", message]);
+    return git(repo, ["rev-parse", "HEAD"]);
+}
+
+/** A commit on top of the base that edits the stack file's config. */
+function stackCommit(message: string, edit: (set: (keys: readonly string[], value: unknown) => void) => void): string {
+    git(repo, ["checkout", "--quiet", "--detach", base]);
+    const file = path.join(repo, STACK_FILE);
+    const doc = parseDocument(fs.readFileSync(file, "utf8"));
+    edit((keys, value) => doc.setIn(["config", ...keys], value));
+    fs.writeFileSync(file, doc.toString());
+    return commit(message, [STACK_FILE]);
+}
+
+/** The dev stack as `commit` declares it, rendered from the repository's working tree. */
+async function renderAt(sha: string): Promise<RenderedStack> {
+    git(repo, ["checkout", "--quiet", "--detach", sha]);
+    return renderStack({ root: repo, stack: "dev" });
+}
+
+
+/** Everything the diff holds, by resource name, for exact comparisons. */
+function names(diff: PlanDiff) {
+    const n = (list: readonly { name: string }[]) => list.map((r) => r.name);
+    return { added: n(diff.added), removed: n(diff.removed), replaced: n(diff.replaced), changed: n(diff.changed) };
+}
+
+/** Checkouts plan-diff made and left behind in the temp directory. */
+function leftoverCheckouts(): string[] {
+    return fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith("plan-diff-"));
+}
+
+before(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-plan-diff-test-"));
+    repo = path.join(tmp, "repo");
+    git(tmp, ["clone", "--quiet", ROOT, repo]);
+    // As the CLI does for its checkout: the program resolves its SDK from this repository's.
+    fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(repo, "node_modules"), "dir");
+    // The base: an NGC key stored encrypted (as `pulumi config set --secret` leaves it; never
+    // decrypted here) and one pod annotation for the change below.
+    base = git(repo, ["rev-parse", "HEAD"]);
+    base = stackCommit("base", (set) => {
+        set([`${PROJECT}:ngcApiKey`], { secure: "v1:bm90LWEtcmVhbC1jaXBoZXJ0ZXh0" });
+        set([CP, "api", "podAnnotations", ANNOTATION], "team-a");
+    });
+});
+
+after(() => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("plan-diff: what a change to the stack file does", () => {
+    before(async () => {
+        baseRender = await renderAt(base);
+    });
+
+    test("a changed pod annotation is one changed release with one changed values path", async () => {
+        const sha = stackCommit("annotation", (set) => set([CP, "api", "podAnnotations", ANNOTATION], "team-b"));
+        const diff = diffStacks("dev", baseRender, await renderAt(sha));
+        assert.deepEqual(names(diff), { added: [], removed: [], replaced: [], changed: ["control-plane-api"] });
+        const [api] = diff.changed;
+        assert.deepEqual(api.inputs, []);
+        assert.deepEqual(api.dependsOnAdded, []);
+        assert.deepEqual(api.dependsOnRemoved, []);
+        assert.deepEqual(
+            api.values.map((c) => [formatPath(c.path), c.before, c.after]),
+            [[`api.podAnnotations["${ANNOTATION}"]`, "team-a", "team-b"]],
+        );
+    });
+
+    test("a disabled optional release is removed; the releases after it only lose the dependency", async () => {
+        const sha = stackCommit("no ingress", (set) => set([CP, "ingress", "gatewayApi", "enabled"], false));
+        const diff = diffStacks("dev", baseRender, await renderAt(sha));
+        const ingress = baseRender.resources.find((r) => r.name === "control-plane-ingress")!;
+        assert.deepEqual(names(diff).removed, ["control-plane-ingress"]);
+        assert.deepEqual([...diff.added, ...diff.replaced], []);
+        // Releases of the next helmfile.d file waited for it; nothing else about them changes.
+        assert.ok(diff.changed.length > 0, "the releases that waited for ingress");
+        for (const c of diff.changed) {
+            assert.deepEqual({ inputs: c.inputs, values: c.values, added: c.dependsOnAdded, removed: c.dependsOnRemoved }, {
+                inputs: [],
+                values: [],
+                added: [],
+                removed: [ingress.urn],
+            }, c.name);
+        }
+    });
+
+    test("a changed release namespace replaces the release", async () => {
+        const sha = stackCommit("gateway namespace", (set) => set([CP, "ingress", "gatewayApi", "controllerNamespace"], "envoy-gateway-other"));
+        const diff = diffStacks("dev", baseRender, await renderAt(sha));
+        assert.deepEqual(names(diff), { added: [], removed: [], replaced: ["control-plane-ingress"], changed: [] });
+        const [ingress] = diff.replaced;
+        assert.deepEqual(ingress.replacedBecause, ["namespace"]);
+        assert.deepEqual(
+            ingress.inputs.map((c) => [formatPath(c.path), c.before, c.after]),
+            [["namespace", "envoy-gateway-system", "envoy-gateway-other"]],
+        );
+    });
+
+    test("each revision runs its own program, even from the same directory", async () => {
+        // This revision's index.ts wraps the program and declares one more component. Were a
+        // program's modules kept in the cache, the revision would run the base's code instead.
+        git(repo, ["checkout", "--quiet", "--detach", base]);
+        git(repo, ["mv", "index.ts", "program.ts"]);
+        fs.writeFileSync(
+            path.join(repo, "index.ts"),
+            [
+                'import * as pulumi from "@pulumi/pulumi";',
+                'import program = require("./program");',
+                "export = function main() {",
+                '    new pulumi.ComponentResource("test:index:Marker", "revision-marker");',
+                "    return program();",
+                "};",
+                "",
+            ].join("\n"),
+        );
+        const sha = commit("marker", ["index.ts", "program.ts"]);
+        // The base was rendered from this same directory first: its index.ts must not be reused.
+        const diff = diffStacks("dev", baseRender, await renderAt(sha));
+        assert.deepEqual(names(diff), { added: ["revision-marker"], removed: [], replaced: [], changed: [] });
+    });
+});
+
+describe("plan-diff: the command", () => {
+    test("a change: exit 1 and a markdown comment; the checkout is gone, also from the module cache", async () => {
+        const leftBefore = leftoverCheckouts();
+        stackCommit("annotation", (set) => set([CP, "api", "podAnnotations", ANNOTATION], "team-b"));
+        const io = capture();
+        const code = await planDiffCli(["--stack", "dev", "--base", base, "--format", "markdown", "--dir", repo], io);
+        assert.equal(code, 1, io.stderr);
+        assert.match(io.stdout, /^### Stack `dev`: 0 to add, 0 to remove, 0 to replace, 1 to change\n/);
+        assert.ok(io.stdout.includes("| ✏️ change | <code>control-plane-api</code> | <code>kubernetes:helm.sh/v3:Release</code> |"), io.stdout);
+        assert.ok(
+            io.stdout.includes(`| values <code>api.podAnnotations["${ANNOTATION}"]</code> | <code>"team-a"</code> | <code>"team-b"</code> |`),
+            io.stdout,
+        );
+        assert.ok(!io.stdout.includes("placeholder-for-"), "a secret placeholder reached the output");
+
+        assert.equal(git(repo, ["worktree", "list", "--porcelain"]).split("\n").filter((l) => l.startsWith("worktree ")).length, 1);
+        assert.deepEqual(leftoverCheckouts(), leftBefore);
+        const tmpdir = fs.realpathSync(os.tmpdir());
+        const cached = Object.keys(require.cache).filter((f) => f.startsWith(path.join(tmpdir, "plan-diff-")));
+        assert.deepEqual(cached, []);
+    });
+
+    test("no change: exit 0", async () => {
+        git(repo, ["checkout", "--quiet", "--detach", base]);
+        fs.appendFileSync(path.join(repo, STACK_FILE), "# a comment changes nothing\n");
+        commit("comment", [STACK_FILE]);
+        const io = capture();
+        const code = await planDiffCli(["--stack", "dev", "--base", base, "--dir", repo], io);
+        assert.equal(code, 0, io.stderr);
+        assert.equal(io.stdout, `Stack dev: ${base.slice(0, 12)} -> working tree\nNo changes.\n`);
+    });
+
+    test("errors: exit 2 with the reason, and the checkout is removed", async () => {
+        const unknown = capture();
+        assert.equal(await planDiffCli(["--stack", "dev", "--base", "no-such-ref", "--dir", repo], unknown), 2);
+        assert.match(unknown.stderr, /unknown git revision "no-such-ref"/);
+
+        const usage = capture();
+        assert.equal(await planDiffCli(["--stack", "dev", "--dir", repo], usage), 2);
+        assert.match(usage.stderr, /--base is required\nusage: /);
+
+        const noRepo = capture();
+        assert.equal(await planDiffCli(["--stack", "dev", "--base", "HEAD", "--dir", tmp], noRepo), 2);
+        assert.match(noRepo.stderr, /not a git repository/);
+
+        const noStack = capture();
+        assert.equal(await planDiffCli(["--stack", "nope", "--base", base, "--dir", repo], noStack), 2);
+        assert.equal(noStack.stderr, `no stack file Pulumi.nope.yaml in the working tree or at ${base}\n`);
+
+        // A base the program rejects fails inside the checkout: it must be cleaned up all the same.
+        const leftBefore = leftoverCheckouts();
+        const bad = stackCommit("bad", (set) => set([CP, "nats", "workerAuth"], "jwt"));
+        git(repo, ["checkout", "--quiet", "--detach", base]);
+        const io = capture();
+        assert.equal(await planDiffCli(["--stack", "dev", "--base", bad, "--dir", repo], io), 2);
+        assert.ok(io.stderr.startsWith(`stack dev at ${bad}: Invalid stack configuration:\n`), io.stderr);
+        assert.ok(io.stderr.includes(`${CP}.nats.workerAuth: nats.workerAuth must be nkey or token`), io.stderr);
+        assert.equal(io.stdout, "");
+        assert.deepEqual(leftoverCheckouts(), leftBefore);
+    });
+});
+
+describe("plan-diff: which changes replace", () => {
+    const P1 = "urn:pulumi:dev::p::pulumi:providers:kubernetes::one";
+    const P2 = "urn:pulumi:dev::p::pulumi:providers:kubernetes::two";
+    const res = (name: string, type: string, inputs: Record<string, unknown>, provider: string | null = P1): RenderedResource => ({
+        urn: `urn:pulumi:dev::p::${type}::${name}`,
+        type,
+        name,
+        parent: null,
+        provider,
+        dependsOn: [],
+        inputs,
+    });
+    const stack = (...resources: RenderedResource[]): RenderedStack => ({
+        stack: "dev",
+        project: "p",
+        resources: [...resources].sort((a, b) => (a.urn < b.urn ? -1 : 1)),
+    });
+    const secret = (name: string, inputs: Record<string, unknown>, provider?: string) =>
+        res(name, "kubernetes:core/v1:Secret", { metadata: { name: "s", namespace: "a" }, type: "Opaque", ...inputs }, provider);
+
+    test("a Kubernetes object's name, namespace or a Secret's type replace it; its data does not", () => {
+        const base = stack(secret("a", {}), secret("b", {}), secret("c", {}), secret("d", {}));
+        const head = stack(
+            secret("a", { metadata: { name: "s", namespace: "b" } }),
+            secret("b", { metadata: { name: "t", namespace: "a" } }),
+            secret("c", { type: "kubernetes.io/dockerconfigjson" }),
+            secret("d", { stringData: { k: "v" } }),
+        );
+        const diff = diffStacks("dev", base, head);
+        assert.deepEqual(diff.replaced.map((c) => [c.name, c.replacedBecause]), [
+            ["a", ["metadata.namespace"]],
+            ["b", ["metadata.name"]],
+            ["c", ["type"]],
+        ]);
+        assert.deepEqual(diff.changed.map((c) => c.name), ["d"]);
+    });
+
+    test("another provider replaces; a replaced provider replaces what it manages", () => {
+        const provider = (name: string, clusterIdentifier: string) => res(name, "pulumi:providers:kubernetes", { clusterIdentifier }, null);
+        const base = stack(provider("one", "dev"), provider("two", "dev"), secret("a", {}), secret("b", {}, P2));
+        const head = stack(provider("one", "dev"), provider("two", "other"), secret("a", {}, P2), secret("b", {}, P2));
+        const diff = diffStacks("dev", base, head);
+        assert.deepEqual(diff.replaced.map((c) => [c.name, c.replacedBecause]), [
+            ["a", ["provider", "its provider is replaced"]],
+            ["b", ["its provider is replaced"]],
+            ["two", ["clusterIdentifier"]],
+        ]);
+        assert.deepEqual(diff.changed, []);
+    });
+
+    test("any change to a random resource replaces it (a new password); a grown list is one change", () => {
+        const base = stack(res("pw", "random:index/randomPassword:RandomPassword", { length: 32 }), secret("a", { list: [1, 2] }));
+        const head = stack(res("pw", "random:index/randomPassword:RandomPassword", { length: 40 }), secret("a", { list: [1, 2, 3] }));
+        const diff = diffStacks("dev", base, head);
+        assert.deepEqual(diff.replaced.map((c) => [c.name, c.replacedBecause]), [["pw", ["length"]]]);
+        assert.deepEqual(diff.changed[0].inputs, [{ path: ["list"], kind: "changed", before: [1, 2], after: [1, 2, 3] }]);
+    });
+});
