@@ -27,6 +27,9 @@ const STRUCTURED = {
     dns: dnsSchema,
 } as const;
 
+/** Every project key the program reads. */
+export const STRUCTURED_KEYS = Object.keys(STRUCTURED) as readonly string[];
+
 /** Secret keys: read only through getSecret, so they stay Pulumi secrets end to end. */
 export const SECRET_KEYS = [
     "ngcApiKey",

@@ -1,4 +1,3 @@
-import * as pulumi from "@pulumi/pulumi";
 import type * as Aws from "@pulumi/aws";
 
 /** How to reach AWS: a region, optionally a profile and a role to assume. */
@@ -36,5 +35,3 @@ export class AwsProviders {
         return provider;
     }
 }
-
-export type { pulumi };
