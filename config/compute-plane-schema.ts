@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { eksClusterSchema } from "./aws-schema";
-import { section } from "./schema";
+import { section, toleration } from "./schema";
 
 /**
  * One GPU cluster (compute plane), as the compute-plane bundle's environment file and
@@ -9,13 +9,6 @@ import { section } from "./schema";
 
 
 const rfc1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const toleration = z.looseObject({
-    key: z.string().optional(),
-    operator: z.enum(["Exists", "Equal"]).optional(),
-    value: z.string().optional(),
-    effect: z.string().optional(),
-    tolerationSeconds: z.number().int().optional(),
-});
 const url = (protocols: RegExp) => z.url({ protocol: protocols }).optional();
 
 /** Pull secret names the NVCA mirror reserves for itself (gotcha 9). */

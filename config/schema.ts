@@ -72,7 +72,7 @@ function pdbWith(defaults: { maxUnavailable?: number; minAvailable?: number }) {
 const servicePdb = () => pdbWith({ maxUnavailable: 1 });
 
 const nodeSelectorEntry = z.strictObject({ key: z.string().min(1), value: z.string() }).nullable();
-const toleration = z.looseObject({
+export const toleration = z.looseObject({
     key: z.string().optional(),
     operator: z.enum(["Exists", "Equal"]).optional(),
     value: z.string().optional(),
