@@ -18,6 +18,9 @@ export interface DiscoveryOptions {
     readonly retryDelayMs?: number;
 }
 
+/** The JWKS media type first: kube-apiserver answers 406 to a plain `application/json`. */
+const JWKS_ACCEPT = "application/jwk-set+json, application/json";
+
 /** sha256 over the JWKS with sorted keys, so formatting never looks like a rotation. */
 export function jwksHash(jwks: string): string {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -54,8 +57,8 @@ function inClusterIssuer(issuer: string): boolean {
 export async function discoverClusterIdentity(access: KubeAccess, options: DiscoveryOptions): Promise<ClusterIdentity> {
     const api = await apiServer(access);
     const base = { timeoutMs: options.timeoutMs, retries: options.retries, retryDelayMs: options.retryDelayMs };
-    const get = (path: string): Promise<HttpResponse> =>
-        httpRequest({ ...base, method: "GET", url: `${api.server}${path}`, headers: api.headers, tls: api.tls });
+    const get = (path: string, accept = "application/json"): Promise<HttpResponse> =>
+        httpRequest({ ...base, method: "GET", url: `${api.server}${path}`, headers: { ...api.headers, Accept: accept }, tls: api.tls });
 
     const discovery = await get("/.well-known/openid-configuration");
     const config = expectJson<{ issuer?: string }>(discovery, `${api.server}/.well-known/openid-configuration`);
@@ -65,7 +68,8 @@ export async function discoverClusterIdentity(access: KubeAccess, options: Disco
     let jwks: string | undefined;
     if (!inClusterIssuer(issuer)) jwks = await jwksFromIssuer(issuer, { ...base, timeoutMs: Math.min(10_000, base.timeoutMs) });
     if (jwks === undefined) {
-        const res = await get("/openid/v1/jwks");
+        // The API server serves the keys only as application/jwk-set+json (406 for plain JSON).
+        const res = await get("/openid/v1/jwks", JWKS_ACCEPT);
         expectJson(res, `${api.server}/openid/v1/jwks`);
         jwks = res.body;
     }
@@ -90,7 +94,7 @@ async function jwksFromIssuer(issuer: string, base: Omit<HttpRequest, "method" |
         const doc = await httpRequest({ ...base, method: "GET", url: `${issuer.replace(/\/$/, "")}/.well-known/openid-configuration` });
         const config = doc.status === 200 ? jsonBody<{ issuer?: string; jwks_uri?: string }>(doc) : undefined;
         if (!config || config.issuer !== issuer || !config.jwks_uri) return undefined;
-        const keys = await httpRequest({ ...base, method: "GET", url: config.jwks_uri });
+        const keys = await httpRequest({ ...base, method: "GET", url: config.jwks_uri, headers: { Accept: JWKS_ACCEPT } });
         if (keys.status !== 200 || keys.body.length > 1024 * 1024 || jsonBody(keys) === undefined) return undefined;
         return keys.body;
     } catch {

@@ -224,7 +224,13 @@ export class FakeControlPlane {
         if (req.url === "/.well-known/openid-configuration") {
             return res(200, { issuer: this.issuer, jwks_uri: `${this.issuer}/openid/v1/jwks`, response_types_supported: ["id_token"] });
         }
-        if (req.url === "/openid/v1/jwks") return res(200, this.jwks);
+        if (req.url === "/openid/v1/jwks") {
+            // As kube-apiserver: the keys exist only as application/jwk-set+json.
+            if (!String(req.headers.accept ?? "").includes("application/jwk-set+json")) {
+                return res(406, { kind: "Status", code: 406, message: "Available representations: application/jwk-set+json" });
+            }
+            return res(200, this.jwks);
+        }
         const url = req.url ?? "";
         const secret = /^\/api\/v1\/namespaces\/([^/]+)\/secrets\/([^/?]+)$/.exec(url);
         if (secret && req.method === "GET") {

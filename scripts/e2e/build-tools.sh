@@ -1,0 +1,287 @@
+#!/usr/bin/env bash
+# Builds the real tools the end-to-end tests run against, from the Go module proxy:
+#   etcd, kube-apiserver, pulumi (CLI), pulumi-resource-kubernetes.
+# No Node.js language host: the tests drive the engine through the Automation API's inline
+# programs, which need none (see test/e2e/e2e.test.ts).
+#
+# Everything built or downloaded lives OUTSIDE the repository, under
+#   ${NVCF_E2E_CACHE:-~/.cache/nvcf-e2e}
+#     go/{mod,cache}        GOMODCACHE / GOCACHE (keep between runs: a warm rebuild is mostly linking)
+#     w/<tool>-<version>/   throw-away wrapper Go modules
+#     bin-<versions>/       the finished binaries
+#     logs/                 one log per build (+ /usr/bin/time -v report), summary.tsv
+#     env.sh                exports for the tests (source it)
+#
+# Idempotent: a binary that already exists is skipped, so a second run takes seconds.
+# A cold run takes about 70 min on 2 cores: run it in the background, e.g.
+#   nohup scripts/e2e/build-tools.sh > ~/.cache/nvcf-e2e/build.log 2>&1 &
+#
+# Usage: build-tools.sh [TOOL...]     TOOL in: etcd kube-apiserver pulumi kubernetes
+#        build-tools.sh smoke         start etcd + kube-apiserver briefly, run kubectl get ns, stop them
+#
+# Why wrappers: none of these can be `go install`ed (their go.mod files carry local replace
+# directives), so each is built from a small generated module that requires the upstream module
+# at a released version and copies upstream's non-local replaces.
+#
+set -euo pipefail
+SELF=$(readlink -f "${BASH_SOURCE[0]}")
+
+# ---- versions -------------------------------------------------------------------------------
+ETCD_VERSION=${ETCD_VERSION:-3.7.3}
+KUBE_VERSION=${KUBE_VERSION:-1.37.2}
+PULUMI_VERSION=${PULUMI_VERSION:-3.276.0}
+# pulumi-kubernetes has no provider/v4.x tags; the proxy serves exactly one pseudo-version,
+# commit f47bc2d6f199 = tag v4.25.0. Newer releases (e.g. 4.34.2) are refused by the proxy.
+K8S_PROVIDER_VERSION=${K8S_PROVIDER_VERSION:-4.25.0}
+K8S_PROVIDER_MODVER=${K8S_PROVIDER_MODVER:-v4.0.0-20260115033456-f47bc2d6f199}
+
+# ---- layout / Go environment ----------------------------------------------------------------
+ROOT=${NVCF_E2E_CACHE:-$HOME/.cache/nvcf-e2e}
+BIN=${NVCF_E2E_BIN:-$ROOT/bin-etcd$ETCD_VERSION-kube$KUBE_VERSION-pulumi$PULUMI_VERSION-k8s$K8S_PROVIDER_VERSION}
+LOGS=$ROOT/logs
+WRAP=$ROOT/w
+ENV_FILE=$ROOT/env.sh
+export GOPATH=$ROOT/go
+export GOMODCACHE=$ROOT/go/mod
+export GOCACHE=$ROOT/go/cache
+export GOTOOLCHAIN=local
+export GOFLAGS=-modcacherw
+export CGO_ENABLED=0
+# 2 cores: at most 2 packages compiled at once (and a single link at a time).
+BUILD_P=${BUILD_P:-2}
+mkdir -p "$BIN" "$LOGS" "$WRAP" "$GOMODCACHE" "$GOCACHE"
+
+log() { printf '[build-tools %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# Path of a module's .mod file / extracted dir in the module cache (downloads it).
+moddl() { go mod download -json "$1" | sed -n "s/.*\"$2\": \"\(.*\)\".*/\1/p"; }
+
+# Copy the non-local replace directives of a go.mod file into the current module.
+copy_replaces() {
+  grep -h '=>' "$1" | sed -E 's#//.*$##; s/^[[:space:]]*replace[[:space:]]+//' |
+    awk -F'=>' 'NF<2{next} {split($1,l," "); split($2,r," "); if (r[1]=="" || r[1] ~ /^[.\/]/) next;
+                 print l[1] (l[2]?"@"l[2]:"") "=" r[1] "@" r[2]}' |
+    while read -r r; do go mod edit -replace="$r"; done
+}
+
+fresh_wrapper() { # dir modname
+  rm -rf "$1"; mkdir -p "$1"; cd "$1"; go mod init "$2" >/dev/null 2>&1
+}
+
+# ---- one function per binary (each runs in a subshell under /usr/bin/time -v) ---------------
+build_etcd() {
+  local W=$WRAP/etcd-$ETCD_VERSION
+  fresh_wrapper "$W" rt.local/etcd
+  # server/main.go (package main of module go.etcd.io/etcd/server/v3) calls etcdmain.Main.
+  go get -tool "go.etcd.io/etcd/server/v3@v$ETCD_VERSION"
+  go mod tidy
+  go build -p "$BUILD_P" -trimpath -ldflags "-s -w" -o "$BIN/etcd.tmp" go.etcd.io/etcd/server/v3
+  mv "$BIN/etcd.tmp" "$BIN/etcd"
+}
+
+build_kube_apiserver() {
+  local W=$WRAP/kube-$KUBE_VERSION SV=0.${KUBE_VERSION#1.} MINOR GM
+  MINOR=$(echo "$KUBE_VERSION" | cut -d. -f2)
+  fresh_wrapper "$W" rt.local/kube
+  GM=$(moddl "k8s.io/kubernetes@v$KUBE_VERSION" GoMod)
+  # k8s.io/kubernetes requires every staging module at v0.0.0 => ./staging/...; pin them to the
+  # published v0.<minor>.<patch> instead.
+  sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => \./staging/.*#\1#p' "$GM" |
+    while read -r m; do go mod edit -replace="$m=$m@v$SV"; done
+  go get -tool "k8s.io/kubernetes/cmd/kube-apiserver@v$KUBE_VERSION"
+  go mod tidy
+  # Version ldflags are required: without them the server reports v0.0 and the Pulumi
+  # kubernetes provider refuses to configure ("minimum supported cluster version is v1.13").
+  go build -p "$BUILD_P" -trimpath -ldflags "-s -w \
+    -X k8s.io/component-base/version.gitVersion=v$KUBE_VERSION \
+    -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$MINOR \
+    -X k8s.io/component-base/version.gitTreeState=clean" \
+    -o "$BIN/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+  mv "$BIN/kube-apiserver.tmp" "$BIN/kube-apiserver"
+}
+
+pulumi_wrapper() { # DIR MODNAME VERSION: pkg/v3 + sdk/v3 at one release, with upstream's replaces
+  local W=$1 v=$3 f
+  fresh_wrapper "$W" "$2"
+  go get "github.com/pulumi/pulumi/pkg/v3@v$v" "github.com/pulumi/pulumi/sdk/v3@v$v"
+  for m in pkg/v3 sdk/v3; do # clipboard fork, golang.org/x/text pin
+    f=$(moddl "github.com/pulumi/pulumi/$m@v$v" GoMod)
+    copy_replaces "$f"
+  done
+}
+pulumi_ldflags() { echo "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v$1"; }
+
+build_pulumi() {
+  pulumi_wrapper "$WRAP/pulumi-$PULUMI_VERSION" rt.local/pulumi "$PULUMI_VERSION"
+  go get -tool "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi@v$PULUMI_VERSION"
+  go mod tidy
+  go build -p "$BUILD_P" -trimpath -tags osusergo,grpcnotrace -ldflags "$(pulumi_ldflags "$PULUMI_VERSION")" \
+    -o "$BIN/pulumi.tmp" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi
+  mv "$BIN/pulumi.tmp" "$BIN/pulumi"
+}
+
+build_kubernetes() {
+  local W=$WRAP/k8sprov-$K8S_PROVIDER_VERSION M=github.com/pulumi/pulumi-kubernetes/provider/v4 D
+  fresh_wrapper "$W" rt.local/k8sprov
+  mkdir -p cmd/pulumi-resource-kubernetes
+  go get "$M@$K8S_PROVIDER_MODVER"
+  copy_replaces "$(moddl "$M@$K8S_PROVIDER_MODVER" GoMod)"
+  D=$(moddl "$M@$K8S_PROVIDER_MODVER" Dir)
+  # Upstream's main embeds schema-embed.json / terraform-mapping-embed.json, which `go generate`
+  # writes and git ignores, so they are not in the module zip: make them here (same as
+  # upstream's generate.go: schema.json with "version" set, both re-marshalled compactly).
+  node -e 'const fs=require("fs");const s=JSON.parse(fs.readFileSync(process.argv[1]));s.version=process.argv[2];fs.writeFileSync(process.argv[3],JSON.stringify(s))' \
+    "$D/cmd/pulumi-resource-kubernetes/schema.json" "$K8S_PROVIDER_VERSION" cmd/pulumi-resource-kubernetes/schema-embed.json
+  node -e 'const fs=require("fs");fs.writeFileSync(process.argv[2],JSON.stringify(JSON.parse(fs.readFileSync(process.argv[1]))))' \
+    "$D/cmd/pulumi-resource-kubernetes/terraform-mapping.json" cmd/pulumi-resource-kubernetes/terraform-mapping-embed.json
+  cat > cmd/pulumi-resource-kubernetes/main.go <<'EOF'
+// Same calls as upstream's provider/cmd/pulumi-resource-kubernetes/main.go.
+package main
+
+import (
+	_ "embed"
+
+	"github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/provider"
+	"github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version"
+)
+
+//go:embed schema-embed.json
+var pulumiSchema []byte
+
+//go:embed terraform-mapping-embed.json
+var terraformMapping []byte
+
+func main() { provider.Serve("kubernetes", version.Version, pulumiSchema, terraformMapping) }
+EOF
+  go mod tidy
+  go build -p "$BUILD_P" -trimpath \
+    -ldflags "-s -w -X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=$K8S_PROVIDER_VERSION" \
+    -o "$BIN/pulumi-resource-kubernetes.tmp" ./cmd/pulumi-resource-kubernetes
+  mv "$BIN/pulumi-resource-kubernetes.tmp" "$BIN/pulumi-resource-kubernetes"
+}
+
+# ---- driver ---------------------------------------------------------------------------------
+ensure_time() {
+  if ! /usr/bin/time -v true >/dev/null 2>&1; then
+    log "installing GNU time"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
+  fi
+}
+
+# run_build TOOL BINARY FUNCTION: skip if present, else run FUNCTION under /usr/bin/time -v.
+FAILED=()
+run_build() {
+  local tool=$1 bin=$2 fn=$3 lf tf wall rss rc
+  if [ -x "$BIN/$bin" ]; then log "$bin: present, skipped"; return 0; fi
+  lf=$LOGS/$tool.log; tf=$LOGS/$tool.time
+  log "$bin: building (log: $lf)"
+  set +e
+  /usr/bin/time -v -o "$tf" bash -c "set -euo pipefail; source '$SELF' --lib; $fn" >"$lf" 2>&1
+  rc=$?
+  set -e
+  wall=$(sed -n 's/.*Elapsed (wall clock) time.*: //p' "$tf")
+  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tf")
+  printf '%s\t%s\trc=%s\twall=%s\tmaxrss_kb=%s\n' "$(date -Is)" "$tool" "$rc" "$wall" "$rss" >>"$LOGS/summary.tsv"
+  if [ "$rc" -eq 0 ]; then
+    log "$bin: built in $wall, peak RSS $((rss / 1024)) MiB"
+  else
+    log "$bin: FAILED (rc=$rc) after $wall; last lines of $lf:"; tail -n 15 "$lf" >&2
+    FAILED+=("$tool")
+  fi
+}
+
+write_env() {
+  {
+    echo "# generated by scripts/e2e/build-tools.sh; source this file"
+    echo "export NVCF_E2E_BIN='$BIN'"
+    echo "export PATH=\"\$NVCF_E2E_BIN:\$PATH\""
+    for b in etcd kube-apiserver pulumi pulumi-resource-kubernetes; do
+      v=$(echo "$b" | tr 'a-z-' 'A-Z_')
+      if [ -x "$BIN/$b" ]; then echo "export E2E_${v}='$BIN/$b'"; else echo "unset E2E_${v}"; fi
+    done
+    echo "export E2E_PULUMI_VERSION='$PULUMI_VERSION' E2E_K8S_PROVIDER_VERSION='$K8S_PROVIDER_VERSION'"
+    echo "export E2E_KUBE_VERSION='$KUBE_VERSION' E2E_ETCD_VERSION='$ETCD_VERSION'"
+    echo "export PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true"
+  } >"$ENV_FILE.tmp"
+  mv "$ENV_FILE.tmp" "$ENV_FILE"
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+smoke() {
+  local D TOKEN CP PP AP EPID APID rc=0
+  if [ -x "$BIN/pulumi" ]; then echo "pulumi version: $("$BIN/pulumi" version)"; else echo "pulumi: MISSING"; rc=1; fi
+  if [ -x "$BIN/pulumi-resource-kubernetes" ]; then
+    # A plugin prints the port of its gRPC server on stdout when started, then serves until killed.
+    echo "pulumi-resource-kubernetes started, gRPC port: $(timeout 10 "$BIN/pulumi-resource-kubernetes" </dev/null 2>/dev/null | head -n 1)"
+  else echo "pulumi-resource-kubernetes: MISSING"; rc=1; fi
+  "$BIN/etcd" --version | sed -n 1p
+  "$BIN/kube-apiserver" --version
+  # kube-apiserver >= 1.37 refuses a loopback advertise address with the default (lease)
+  # endpoint reconciler, hence --endpoint-reconciler-type=none.
+  D=$(mktemp -d); TOKEN=$(head -c16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  CP=$(free_port); PP=$(free_port); AP=$(free_port)
+  "$BIN/etcd" --name e2e --data-dir "$D/etcd" --listen-client-urls "http://127.0.0.1:$CP" \
+    --advertise-client-urls "http://127.0.0.1:$CP" --listen-peer-urls "http://127.0.0.1:$PP" \
+    --initial-advertise-peer-urls "http://127.0.0.1:$PP" --initial-cluster "e2e=http://127.0.0.1:$PP" \
+    --unsafe-no-fsync --log-level warn >"$D/etcd.log" 2>&1 &
+  EPID=$!
+  for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$CP/health" >/dev/null 2>&1 && break; sleep 0.2; done
+  openssl genrsa -out "$D/sa.key" 2048 2>/dev/null; openssl rsa -in "$D/sa.key" -pubout -out "$D/sa.pub" 2>/dev/null
+  echo "$TOKEN,admin,admin,system:masters" >"$D/tokens.csv"
+  "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$CP" --bind-address=127.0.0.1 \
+    --advertise-address=127.0.0.1 --secure-port="$AP" --cert-dir="$D/pki" \
+    --service-cluster-ip-range=10.0.0.0/24 --service-account-issuer=https://kubernetes.default.svc \
+    --service-account-key-file="$D/sa.pub" --service-account-signing-key-file="$D/sa.key" \
+    --token-auth-file="$D/tokens.csv" --authorization-mode=RBAC \
+    --disable-admission-plugins=ServiceAccount --enable-garbage-collector=false \
+    --endpoint-reconciler-type=none --allow-privileged=true ${KUBE_APISERVER_EXTRA_FLAGS:-} >"$D/apiserver.log" 2>&1 &
+  APID=$!
+  local t0=$SECONDS ok=0
+  until curl -fsk -H "Authorization: Bearer $TOKEN" "https://127.0.0.1:$AP/readyz" >/dev/null 2>&1; do
+    if ! kill -0 "$APID" 2>/dev/null || [ $((SECONDS - t0)) -gt 120 ]; then ok=1; break; fi
+    sleep 0.5
+  done
+  if [ $ok -eq 0 ]; then
+    echo "kube-apiserver ready after $((SECONDS - t0)) s"
+    kubectl --server "https://127.0.0.1:$AP" --token "$TOKEN" --insecure-skip-tls-verify get ns || rc=1
+    local K=(kubectl --server "https://127.0.0.1:$AP" --token "$TOKEN" --certificate-authority "$D/pki/apiserver.crt")
+    "${K[@]}" version || rc=1
+    # With --enable-garbage-collector=false a foreground delete (the Pulumi provider's default)
+    # must not leave a foregroundDeletion finalizer behind.
+    "${K[@]}" create configmap e2e-smoke --from-literal=a=b && \
+      "${K[@]}" delete configmap e2e-smoke --cascade=foreground --timeout=20s || rc=1
+  else
+    rc=1; echo "kube-apiserver did not become ready; last log lines:"; tail -n 30 "$D/apiserver.log"
+  fi
+  kill "$APID" 2>/dev/null || true; wait "$APID" 2>/dev/null || true
+  kill "$EPID" 2>/dev/null || true; wait "$EPID" 2>/dev/null || true
+  [ $rc -eq 0 ] && rm -rf "$D" || echo "logs kept in $D"
+  return $rc
+}
+
+[ "${1:-}" = "--lib" ] && return 0 2>/dev/null
+
+main() {
+  ensure_time
+  log "go: $(go version); GOMODCACHE=$GOMODCACHE GOCACHE=$GOCACHE; bin: $BIN"
+  local tools=("$@")
+  [ ${#tools[@]} -eq 0 ] && tools=(etcd kube-apiserver pulumi kubernetes)
+  if [ "${tools[0]}" = smoke ]; then smoke; return; fi
+  for t in "${tools[@]}"; do
+    case $t in
+      etcd) run_build etcd etcd build_etcd ;;
+      kube-apiserver) run_build kube-apiserver kube-apiserver build_kube_apiserver ;;
+      pulumi) run_build pulumi pulumi build_pulumi ;;
+      kubernetes) run_build kubernetes pulumi-resource-kubernetes build_kubernetes ;;
+      *) echo "unknown tool: $t" >&2; return 2 ;;
+    esac
+  done
+  write_env
+  log "binaries: $BIN"; ls -l "$BIN" >&2
+  log "env file: $ENV_FILE"
+  echo "$BIN"
+  if [ ${#FAILED[@]} -gt 0 ]; then log "FAILED: ${FAILED[*]}"; return 1; fi
+}
+
+main "$@"

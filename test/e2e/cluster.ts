@@ -1,0 +1,214 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import * as crypto from "node:crypto";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as https from "node:https";
+import * as net from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as k8s from "@kubernetes/client-node";
+
+/**
+ * The real tools the suite needs, as scripts/e2e/build-tools.sh leaves them: from the E2E_*
+ * environment variables, else from ~/.cache/nvcf-e2e/env.sh (or $NVCF_E2E_CACHE/env.sh).
+ */
+export interface Tools {
+    readonly bin: string;
+    readonly etcd: string;
+    readonly kubeApiserver: string;
+    readonly pulumi: string;
+    readonly kubernetesProvider: string;
+}
+
+export function findTools(): { tools?: Tools; missing: string } {
+    const fromFile: Record<string, string> = {};
+    const envFile = path.join(process.env.NVCF_E2E_CACHE ?? path.join(os.homedir(), ".cache", "nvcf-e2e"), "env.sh");
+    if (fs.existsSync(envFile)) {
+        for (const m of fs.readFileSync(envFile, "utf8").matchAll(/^export (E2E_[A-Z_]+|NVCF_E2E_BIN)='([^']*)'/gm)) fromFile[m[1]] = m[2];
+    }
+    const get = (key: string) => process.env[key] ?? fromFile[key];
+    const wanted = {
+        bin: get("NVCF_E2E_BIN"),
+        etcd: get("E2E_ETCD"),
+        kubeApiserver: get("E2E_KUBE_APISERVER"),
+        pulumi: get("E2E_PULUMI"),
+        kubernetesProvider: get("E2E_PULUMI_RESOURCE_KUBERNETES"),
+    };
+    // With a real cluster (E2E_KUBECONFIG) etcd and kube-apiserver are not needed.
+    const needed = process.env.E2E_KUBECONFIG ? (["bin", "pulumi", "kubernetesProvider"] as const) : (Object.keys(wanted) as (keyof Tools)[]);
+    const missing = needed.filter((k) => !wanted[k] || !fs.existsSync(wanted[k]!));
+    if (missing.length > 0) return { missing: `missing ${missing.join(", ")} (looked in the environment and ${envFile})` };
+    return { tools: wanted as Tools, missing: "" };
+}
+
+export function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const s = net.createServer();
+        s.on("error", reject);
+        s.listen(0, "127.0.0.1", () => {
+            const port = (s.address() as net.AddressInfo).port;
+            s.close(() => resolve(port));
+        });
+    });
+}
+
+async function waitFor(what: string, timeoutMs: number, probe: () => Promise<boolean>, alive?: () => boolean): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+        if (await probe().catch(() => false)) return;
+        if (alive && !alive()) throw new Error(`${what}: the process exited`);
+        if (Date.now() > deadline) throw new Error(`${what}: not ready after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 250));
+    }
+}
+
+function get(url: string, options: https.RequestOptions = {}): Promise<{ status: number; body: string }> {
+    const mod = url.startsWith("https:") ? https : http;
+    return new Promise((resolve, reject) => {
+        const req = mod.request(url, { ...options, method: "GET", timeout: 5000 }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on("data", (c: Buffer) => chunks.push(c));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        });
+        req.on("timeout", () => req.destroy(new Error("timeout")));
+        req.on("error", reject);
+        req.end();
+    });
+}
+
+/** A kube-apiserver on etcd, on 127.0.0.1 with free ports, modelled on controller-runtime's envtest. */
+export class LocalCluster {
+    readonly dir: string;
+    kubeconfig = "";
+    private procs: ChildProcess[] = [];
+
+    constructor(private readonly tools: Tools) {
+        this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-cluster-"));
+    }
+
+    private start(bin: string, args: string[], log: string): ChildProcess {
+        const out = fs.openSync(path.join(this.dir, log), "a");
+        const p = spawn(bin, args, { stdio: ["ignore", out, out] });
+        fs.closeSync(out);
+        this.procs.push(p);
+        return p;
+    }
+
+    async boot(): Promise<void> {
+        const D = this.dir;
+        const [cp, pp, ap] = [await freePort(), await freePort(), await freePort()];
+        const etcd = this.start(
+            this.tools.etcd,
+            [
+                "--name=e2e", `--data-dir=${D}/etcd`,
+                `--listen-client-urls=http://127.0.0.1:${cp}`, `--advertise-client-urls=http://127.0.0.1:${cp}`,
+                `--listen-peer-urls=http://127.0.0.1:${pp}`, `--initial-advertise-peer-urls=http://127.0.0.1:${pp}`,
+                `--initial-cluster=e2e=http://127.0.0.1:${pp}`, "--unsafe-no-fsync", "--log-level=warn",
+            ],
+            "etcd.log",
+        );
+        await waitFor("etcd", 30_000, async () => (await get(`http://127.0.0.1:${cp}/health`)).status === 200, () => etcd.exitCode === null);
+
+        const { privateKey, publicKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
+        fs.writeFileSync(`${D}/sa.key`, privateKey.export({ type: "pkcs8", format: "pem" }));
+        fs.writeFileSync(`${D}/sa.pub`, publicKey.export({ type: "spki", format: "pem" }));
+        const token = crypto.randomBytes(16).toString("hex");
+        fs.writeFileSync(`${D}/tokens.csv`, `${token},admin,admin,system:masters\n`);
+        const apiserver = this.start(
+            this.tools.kubeApiserver,
+            [
+                `--etcd-servers=http://127.0.0.1:${cp}`, "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+                `--secure-port=${ap}`, `--cert-dir=${D}/pki`, "--service-cluster-ip-range=10.0.0.0/24",
+                "--service-account-issuer=https://kubernetes.default.svc",
+                `--service-account-key-file=${D}/sa.pub`, `--service-account-signing-key-file=${D}/sa.key`,
+                `--token-auth-file=${D}/tokens.csv`, "--authorization-mode=RBAC",
+                "--disable-admission-plugins=ServiceAccount", "--enable-garbage-collector=false",
+                "--endpoint-reconciler-type=none", "--allow-privileged=true",
+            ],
+            "apiserver.log",
+        );
+        const server = `https://127.0.0.1:${ap}`;
+        await waitFor(
+            "kube-apiserver",
+            120_000,
+            async () => (await get(`${server}/readyz`, { headers: { Authorization: `Bearer ${token}` }, rejectUnauthorized: false })).status === 200,
+            () => apiserver.exitCode === null,
+        );
+        const ca = fs.readFileSync(`${D}/pki/apiserver.crt`).toString("base64");
+        this.kubeconfig = [
+            "apiVersion: v1",
+            "kind: Config",
+            "clusters:",
+            `- name: e2e\n  cluster:\n    server: ${server}\n    certificate-authority-data: ${ca}`,
+            "users:",
+            `- name: admin\n  user:\n    token: ${token}`,
+            "contexts:",
+            "- name: e2e\n  context:\n    cluster: e2e\n    user: admin",
+            "current-context: e2e",
+            "",
+        ].join("\n");
+    }
+
+    async stop(): Promise<void> {
+        for (const p of this.procs.reverse()) {
+            if (p.exitCode !== null || p.signalCode !== null) continue;
+            const exited = new Promise((r) => p.once("exit", r));
+            p.kill("SIGTERM");
+            const timer = setTimeout(() => p.kill("SIGKILL"), 10_000);
+            await exited;
+            clearTimeout(timer);
+        }
+        this.procs = [];
+    }
+
+    removeDir(): void {
+        fs.rmSync(this.dir, { recursive: true, force: true });
+    }
+}
+
+/** A minimal HTTP client for any kubeconfig (the official client resolves the credentials). */
+export class Kube {
+    private readonly kc = new k8s.KubeConfig();
+    constructor(kubeconfig: string) {
+        this.kc.loadFromString(kubeconfig);
+    }
+
+    async request<T = any>(
+        method: string,
+        p: string,
+        body?: unknown,
+        contentType = "application/json",
+        accept = "application/json",
+    ): Promise<{ status: number; body: T; text: string }> {
+        const server = this.kc.getCurrentCluster()!.server;
+        const opts: https.RequestOptions = { method, headers: { "Content-Type": contentType, Accept: accept } };
+        await this.kc.applyToHTTPSOptions(opts);
+        opts.timeout = 15_000;
+        return new Promise((resolve, reject) => {
+            const req = https.request(`${server}${p}`, opts, (res) => {
+                const chunks: Buffer[] = [];
+                res.on("data", (c: Buffer) => chunks.push(c));
+                res.on("end", () => {
+                    const text = Buffer.concat(chunks).toString("utf8");
+                    let parsed: any;
+                    try {
+                        parsed = JSON.parse(text);
+                    } catch {
+                        parsed = undefined;
+                    }
+                    resolve({ status: res.statusCode ?? 0, body: parsed, text });
+                });
+            });
+            req.on("timeout", () => req.destroy(new Error(`${method} ${p}: timeout`)));
+            req.on("error", reject);
+            req.end(body === undefined ? undefined : JSON.stringify(body));
+        });
+    }
+
+    async get<T = any>(p: string): Promise<T | undefined> {
+        const res = await this.request<T>("GET", p);
+        if (res.status === 404) return undefined;
+        if (res.status !== 200) throw new Error(`GET ${p}: ${res.status} ${res.text.slice(0, 300)}`);
+        return res.body;
+    }
+}

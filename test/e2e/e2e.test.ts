@@ -1,0 +1,429 @@
+/**
+ * The real end-to-end run: the program (index.ts) through the real Pulumi engine (CLI, via the
+ * Automation API's inline program: no Node.js language host needed), the real
+ * pulumi-resource-kubernetes provider and Helm inside it, against a real kube-apiserver on etcd
+ * (or any cluster given by E2E_KUBECONFIG). Faked: ICMS/API Keys (test/support/fake-icms.ts),
+ * OpenBao (test/support/fake-openbao.ts), and NVIDIA's charts (test/e2e/charts/, one fixture per
+ * chart, recording the values each release received).
+ *
+ * Tools: scripts/e2e/build-tools.sh. Run: npm run test:e2e.
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as zlib from "node:zlib";
+import { after, before, describe, it } from "node:test";
+import { LocalWorkspace, type EngineEvent, type Stack } from "@pulumi/pulumi/automation";
+import { CATALOG } from "../../components/control-plane/catalog";
+import { releaseDependencies } from "../../components/control-plane/ordering";
+import { FakeControlPlane } from "../support/fake-icms";
+import { FakeOpenBao } from "../support/fake-openbao";
+import { findTools, Kube, LocalCluster } from "./cluster";
+
+const REPO = path.resolve(__dirname, "..", "..");
+const CHARTS = path.join(__dirname, "charts");
+const PROJECT = "nvcf-self-managed";
+const STACK = "e2e";
+const NGC_KEY = "e2e-ngc-key";
+const CASSANDRA_PASSWORD = "e2e-cassandra-password-0123456789";
+const GPU = "gpu-e2e";
+const CONTROLLER_NS = "envoy-gateway-system";
+/** Every namespace the stack owns with this config (control plane + one compute plane). */
+const STACK_NAMESPACES = [
+    "monitoring", "nats-system", "cert-manager", "vault-system", "cassandra-system", "api-keys", "sis", "nvcf", "ess",
+    "nvca-operator", "nvca-system", "nvcf-backend",
+];
+const MIN = 60_000;
+
+const { tools, missing } = findTools();
+const realCluster = process.env.E2E_KUBECONFIG;
+/** `npm test`'s glob also matches this file: it runs only through `npm run test:e2e` (NVCF_E2E=1). */
+const skip =
+    process.env.NVCF_E2E !== "1"
+        ? "end-to-end suite: run it with npm run test:e2e"
+        : tools
+          ? false
+          : `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`;
+
+/** The e2e stack's config: Pulumi.dev.yaml's, with local charts, no awaiting, one same-cluster GPU plane. */
+function stackConfig(icmsUrl: string, openbaoUrl: string, apiAnnotations: Record<string, string> = {}) {
+    return {
+        "pulumi:disable-default-providers": ["kubernetes"],
+        "nvcf-self-managed:cluster": { clusterIdentifier: "e2e", skipAwait: true },
+        "nvcf-self-managed:controlPlane": {
+            global: {
+                domain: "nvcf.test",
+                image: { registry: "nvcr.io", repository: "nvidia/nvcf" },
+                helm: { sources: { registry: "nvcr.io", repository: "nvidia/nvcf", path: CHARTS } },
+            },
+            observability: { profile: "control", chartsPath: CHARTS },
+            nats: { workerAuth: "nkey" },
+            adminIssuerProxy: { enabled: true },
+            certManager: { enabled: true, deleteNamespaceOnDestroy: true },
+            api: { podAnnotations: apiAnnotations },
+            ingress: {
+                gatewayApi: {
+                    controllerNamespace: CONTROLLER_NS,
+                    gateways: {
+                        shared: { name: "nvcf-gateway", namespace: "envoy-gateway" },
+                        grpc: { name: "nvcf-gateway", namespace: "envoy-gateway" },
+                    },
+                },
+            },
+        },
+        "nvcf-self-managed:computePlanes": [
+            {
+                clusterName: GPU,
+                cluster: { sameAsControlPlane: true, skipAwait: true },
+                registration: { icmsURL: icmsUrl, apiKeysURL: icmsUrl, timeoutSeconds: 10, retries: 1 },
+                smbCsiDriver: { source: path.join(CHARTS, "csi-driver-smb") },
+            },
+        ],
+        "nvcf-self-managed:openbaoAccess": { address: openbaoUrl },
+    };
+}
+
+interface ReleaseRecord {
+    name: string;
+    namespace: string;
+    status: string;
+    firstDeployed: string;
+}
+
+/** A Helm release secret's payload: base64(gzip(JSON)) inside the Secret's base64 data. */
+function decodeRelease(secret: any): ReleaseRecord {
+    const raw = Buffer.from(Buffer.from(secret.data.release, "base64").toString("utf8"), "base64");
+    const rel = JSON.parse(zlib.gunzipSync(raw).toString("utf8"));
+    return { name: rel.name, namespace: rel.namespace, status: rel.info.status, firstDeployed: rel.info.first_deployed };
+}
+
+/** Sortable nanosecond timestamp from Helm's RFC 3339 (nano) time. */
+function nanos(t: string): bigint {
+    const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(t);
+    assert.ok(m, `unparsable time ${t}`);
+    const secs = BigInt(Math.floor(Date.parse(`${m[1]}${m[3]}`) / 1000));
+    return secs * 1_000_000_000n + BigInt((m[2] ?? "0").padEnd(9, "0").slice(0, 9));
+}
+
+/** Every value anywhere in a JSON document (object members and list items) that `pred` accepts. */
+function findAll(doc: unknown, pred: (key: string, value: unknown) => boolean, out: unknown[] = []): unknown[] {
+    if (Array.isArray(doc)) {
+        doc.forEach((d, i) => {
+            if (pred(String(i), d)) out.push(d);
+            findAll(d, pred, out);
+        });
+    }
+    else if (doc && typeof doc === "object") {
+        for (const [k, v] of Object.entries(doc)) {
+            if (pred(k, v)) out.push(v);
+            findAll(v, pred, out);
+        }
+    }
+    return out;
+}
+
+describe("end-to-end: real engine, real provider, real API server", { skip }, () => {
+    let cluster: LocalCluster | undefined;
+    let kubeconfig = "";
+    let kube: Kube;
+    const fake = new FakeControlPlane();
+    const openbao = new FakeOpenBao();
+    let work = "";
+    let stack: Stack;
+    let releases: { name: string; namespace: string }[] = [];
+    const timings: Record<string, number> = {};
+    let benchInstallMs = new Map<string, number>();
+
+    async function timed<T>(label: string, f: () => Promise<T>): Promise<T> {
+        const t0 = Date.now();
+        try {
+            return await f();
+        } finally {
+            timings[label] = Date.now() - t0;
+            console.log(`# e2e timing ${label}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+        }
+    }
+
+    before(async () => {
+        work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-"));
+        if (realCluster) {
+            kubeconfig = fs.readFileSync(realCluster, "utf8");
+        } else {
+            cluster = new LocalCluster(tools!);
+            await cluster.boot();
+            kubeconfig = cluster.kubeconfig;
+        }
+        kube = new Kube(kubeconfig);
+        // The Envoy Gateway namespace is a prerequisite the stack never creates (README).
+        if (!(await kube.get(`/api/v1/namespaces/${CONTROLLER_NS}`))) {
+            const res = await kube.request("POST", "/api/v1/namespaces", { metadata: { name: CONTROLLER_NS } });
+            assert.equal(res.status, 201, res.text);
+        }
+        await fake.start();
+        await openbao.start();
+
+        // The engine and the dynamic-provider host: the CLI, the kubernetes provider, and
+        // pulumi-resource-pulumi-nodejs (shipped in @pulumi/pulumi) on PATH; nothing downloaded.
+        const pluginDir = path.join(work, "bin");
+        fs.mkdirSync(pluginDir);
+        fs.symlinkSync(path.join(REPO, "node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"), path.join(pluginDir, "pulumi-resource-pulumi-nodejs"));
+        // The dynamic-provider host resolves @pulumi/pulumi from the program's directory.
+        fs.symlinkSync(path.join(REPO, "node_modules"), path.join(work, "node_modules"));
+        const kubeconfigFile = path.join(work, "kubeconfig");
+        fs.writeFileSync(kubeconfigFile, kubeconfig, { mode: 0o600 });
+        Object.assign(process.env, {
+            PATH: [pluginDir, tools!.bin, path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
+            PULUMI_HOME: path.join(work, "pulumi-home"),
+            PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
+            PULUMI_SKIP_UPDATE_CHECK: "true",
+            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+            PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
+            // Nothing may fall back to the machine's own kubeconfig.
+            KUBECONFIG: kubeconfigFile,
+        });
+        const state = path.join(work, "state");
+        fs.mkdirSync(state);
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const program = async () => (require("../../index") as () => Record<string, unknown>)();
+        stack = await LocalWorkspace.createOrSelectStack(
+            { stackName: STACK, projectName: PROJECT, program },
+            {
+                workDir: work,
+                projectSettings: { name: PROJECT, runtime: "nodejs", backend: { url: `file://${state}` } },
+                secretsProvider: "passphrase",
+                stackSettings: { [STACK]: { config: stackConfig(fake.icmsUrl, openbao.url) as any } },
+            },
+        );
+        await stack.setConfig("nvcf-self-managed:ngcApiKey", { value: NGC_KEY, secret: true });
+        await stack.setConfig("nvcf-self-managed:cassandraPassword", { value: CASSANDRA_PASSWORD, secret: true });
+        await stack.setConfig("nvcf-self-managed:kubeconfig", { value: kubeconfig, secret: true });
+    });
+
+    after(async () => {
+        if (process.env.E2E_BENCH_OUT) {
+            const enabled = CATALOG.filter((e) => benchInstallMs.has(e.name));
+            const deps = Object.fromEntries(releaseDependencies(enabled));
+            // The compute plane: the operator waits for the SMB driver and the whole control plane.
+            deps["csi-driver-smb"] = [];
+            deps["nvca-operator"] = [...enabled.map((e) => e.name), "csi-driver-smb"];
+            fs.writeFileSync(process.env.E2E_BENCH_OUT, JSON.stringify({ timings, installMs: Object.fromEntries(benchInstallMs), deps }, null, 2));
+        }
+        // Best effort: a failed run still tears down what it can, then the processes always stop.
+        try {
+            if (stack && process.env.E2E_KEEP !== "1") {
+                const state = await stack.exportStack().catch(() => undefined);
+                if ((state?.deployment?.resources ?? []).length > 0) {
+                    await withNamespaceFinalizer(() => stack.destroy({ color: "never" })).catch(() => undefined);
+                }
+            }
+        } finally {
+            await fake.stop().catch(() => undefined);
+            await openbao.stop().catch(() => undefined);
+            await cluster?.stop();
+            if (process.env.E2E_KEEP !== "1") {
+                cluster?.removeDir();
+                if (work) fs.rmSync(work, { recursive: true, force: true });
+            } else console.log(`# e2e kept: ${work} ${cluster?.dir ?? ""}`);
+        }
+    });
+
+    /**
+     * With no kube-controller-manager, deleted Namespaces stay Terminating and the provider waits
+     * for them (10 min). While `f` runs, this stands in for the namespace controller's last step
+     * (clearing spec.finalizers) and the garbage collector's (clearing the foregroundDeletion
+     * finalizer the provider's foreground delete adds). Only against the local API server; a real cluster has the controller.
+     */
+    async function withNamespaceFinalizer<T>(f: () => Promise<T>): Promise<T> {
+        if (realCluster) return f();
+        let running = true;
+        const loop = (async () => {
+            while (running) {
+                const list = await kube.get<any>("/api/v1/namespaces").catch(() => undefined);
+                for (const ns of list?.items ?? []) {
+                    if (!ns.metadata.deletionTimestamp) continue;
+                    // The provider deletes in the foreground: the GC would clear foregroundDeletion.
+                    if ((ns.metadata.finalizers ?? []).length > 0) {
+                        await kube
+                            .request("PATCH", `/api/v1/namespaces/${ns.metadata.name}`, { metadata: { finalizers: null } }, "application/merge-patch+json")
+                            .catch(() => undefined);
+                    }
+                    if ((ns.spec?.finalizers ?? []).length > 0) {
+                        await kube
+                            .request("PUT", `/api/v1/namespaces/${ns.metadata.name}/finalize`, { ...ns, metadata: { ...ns.metadata, finalizers: [] }, spec: { ...ns.spec, finalizers: [] } })
+                            .catch(() => undefined);
+                    }
+                }
+                await new Promise((r) => setTimeout(r, 300));
+            }
+        })();
+        try {
+            return await f();
+        } finally {
+            running = false;
+            await loop;
+        }
+    }
+
+    async function releaseSecrets(): Promise<any[]> {
+        const list = await kube.get<any>("/api/v1/secrets?labelSelector=owner%3Dhelm");
+        return (list?.items ?? []).filter((s: any) => s.type === "helm.sh/release.v1");
+    }
+
+    it("previews the whole stack", { timeout: 5 * MIN }, async () => {
+        const res = await timed("preview (first)", () => stack.preview({ color: "never" }));
+        assert.ok((res.changeSummary.create ?? 0) > 40, `expected a full stack to create, got ${JSON.stringify(res.changeSummary)}`);
+    });
+
+    it("installs it with pulumi up", { timeout: 15 * MIN }, async () => {
+        // Each release's install time, from the engine's events as they arrive (for bench:e2e).
+        const started = new Map<string, number>();
+        const installMs = new Map<string, number>();
+        const onEvent = (e: EngineEvent) => {
+            const pre = e.resourcePreEvent?.metadata;
+            if (pre?.type === "kubernetes:helm.sh/v3:Release" && pre.op === "create") started.set(pre.urn, Date.now());
+            const out = e.resOutputsEvent?.metadata;
+            if (out && started.has(out.urn)) installMs.set((out.new?.inputs as any)?.name ?? out.urn, Date.now() - started.get(out.urn)!);
+        };
+        const res = await timed("up", () => stack.up({ color: "never", onEvent }));
+        assert.equal(res.summary.result, "succeeded");
+        const deployment = await stack.exportStack();
+        releases = (deployment.deployment.resources ?? [])
+            .filter((r: any) => r.type === "kubernetes:helm.sh/v3:Release")
+            .map((r: any) => ({ name: r.inputs.name, namespace: r.inputs.namespace }));
+        benchInstallMs = installMs;
+        for (const must of ["nats", "openbao-server", "cassandra", "api", "admin-issuer-proxy", "ingress", "function-autoscaler", "otel-collector", "csi-driver-smb", "nvca-operator"]) {
+            assert.ok(releases.some((r) => r.name === must), `release ${must} declared`);
+        }
+    });
+
+    it("created every namespace and pull secret", { timeout: MIN }, async () => {
+        for (const ns of STACK_NAMESPACES) {
+            const obj = await kube.get<any>(`/api/v1/namespaces/${ns}`);
+            assert.ok(obj, `namespace ${ns}`);
+            assert.equal(obj.status.phase, "Active");
+            const secret = await kube.get<any>(`/api/v1/namespaces/${ns}/secrets/nvcr-pull-secret`);
+            assert.ok(secret, `pull secret in ${ns}`);
+            assert.equal(secret.type, "kubernetes.io/dockerconfigjson");
+            const docker = JSON.parse(Buffer.from(secret.data[".dockerconfigjson"], "base64").toString("utf8"));
+            const auth = docker.auths["nvcr.io"];
+            assert.ok(auth, `nvcr.io entry in ${ns}: ${Object.keys(docker.auths)}`);
+            assert.equal(Buffer.from(auth.auth, "base64").toString("utf8"), `$oauthtoken:${NGC_KEY}`);
+        }
+        for (const ns of ["api-keys", "ess", "sis", "nvcf"]) {
+            const obj = await kube.get<any>(`/api/v1/namespaces/${ns}`);
+            assert.equal(obj.metadata.labels["nvcf/platform"], "true", `${ns} label`);
+        }
+    });
+
+    it("created the node-inotify-tuner DaemonSet as the runbook gives it", { timeout: MIN }, async () => {
+        const ds = await kube.get<any>("/apis/apps/v1/namespaces/kube-system/daemonsets/node-inotify-tuner");
+        assert.ok(ds, "DaemonSet kube-system/node-inotify-tuner");
+        const pod = ds.spec.template.spec;
+        assert.equal(pod.hostPID, true);
+        assert.equal(pod.priorityClassName, "system-node-critical");
+        assert.ok(pod.tolerations.some((t: any) => t.operator === "Exists" && !t.key), "tolerates every taint");
+        const init = pod.initContainers[0];
+        assert.equal(init.securityContext.privileged, true);
+        const script = [...(init.command ?? []), ...(init.args ?? [])].join(" ");
+        assert.match(script, /8192/);
+        assert.match(script, /524288/);
+    });
+
+    it("installed a Helm release for every declared release, in dependency order", { timeout: MIN }, async () => {
+        const secrets = await releaseSecrets();
+        const byName = new Map<string, ReleaseRecord>();
+        for (const r of releases) {
+            const s = secrets.find((x) => x.metadata.namespace === r.namespace && x.metadata.name === `sh.helm.release.v1.${r.name}.v1`);
+            assert.ok(s, `release secret of ${r.name} in ${r.namespace}`);
+            const rec = decodeRelease(s);
+            assert.equal(rec.status, "deployed", `${r.name} status`);
+            byName.set(r.name, rec);
+        }
+        const enabled = CATALOG.filter((e) => byName.has(e.name));
+        const deps = releaseDependencies(enabled);
+        const planeReleases = ["csi-driver-smb", "nvca-operator"];
+        for (const [name, needs] of deps) {
+            for (const need of needs) {
+                assert.ok(nanos(byName.get(need)!.firstDeployed) < nanos(byName.get(name)!.firstDeployed), `${name} installed after ${need}`);
+            }
+        }
+        // The operator waits for its cluster's prerequisites and the whole control plane.
+        const operator = nanos(byName.get("nvca-operator")!.firstDeployed);
+        for (const [name, rec] of byName) {
+            if (name !== "nvca-operator") assert.ok(nanos(rec.firstDeployed) < operator, `nvca-operator installed after ${name}`);
+        }
+        assert.ok(planeReleases.every((n) => byName.has(n)));
+    });
+
+    it("gave the releases the expected values", { timeout: MIN }, async () => {
+        const values = new Map<string, any>();
+        for (const r of releases) {
+            const cm = await kube.get<any>(`/api/v1/namespaces/${r.namespace}/configmaps/e2e-values-${r.name}`);
+            assert.ok(cm, `fixture ConfigMap of ${r.name}`);
+            values.set(r.name, JSON.parse(cm.data.values));
+        }
+        const all = [...values.values()];
+        const serviceRole = findAll(all, (k) => k === "serviceRolePassword");
+        const envEntries = findAll(all, (_k, v) => !!v && typeof v === "object" && (v as any).name === "DEFAULT_CASSANDRA_PASSWORD") as { value: string }[];
+        assert.deepEqual(serviceRole, [CASSANDRA_PASSWORD], "cassandra.serviceRolePassword");
+        assert.ok(envEntries.length > 0, "DEFAULT_CASSANDRA_PASSWORD set");
+        for (const e of envEntries) assert.equal(e.value, CASSANDRA_PASSWORD, "DEFAULT_CASSANDRA_PASSWORD equals the service-role password");
+        assert.equal(values.get("nats").nats?.workerAuth ?? "nkey", "nkey", "NATS worker auth");
+        assert.equal(values.get("api").api?.natsWorkerAuth ?? "nkey", "nkey", "api NATS worker auth");
+    });
+
+    it("registered the GPU cluster with the real API server's issuer and JWKS", { timeout: MIN }, async () => {
+        const jwks = await kube.request("GET", "/openid/v1/jwks", undefined, "application/json", "application/jwk-set+json");
+        assert.equal(jwks.status, 200);
+        const discovery = await kube.get<any>("/.well-known/openid-configuration");
+        const registered = [...fake.clusters.values()].filter((c) => c.clusterName === GPU);
+        assert.equal(registered.length, 1, "one registration");
+        assert.deepEqual(JSON.parse(registered[0].jwks), JSON.parse(jwks.text));
+        assert.equal(registered[0].oidcIssuer, discovery.issuer);
+        assert.ok(fake.requests.some((r) => r.method === "POST" && r.path === "/v1/admin/keys"), "admin token minted through the issuer proxy route");
+    });
+
+    it("previews no change on an unchanged stack", { timeout: 5 * MIN }, async () => {
+        const res = await timed("preview (no change)", () => stack.preview({ color: "never" }));
+        assert.deepEqual(Object.keys(res.changeSummary).filter((k) => (res.changeSummary as any)[k] > 0), ["same"], JSON.stringify(res.changeSummary));
+    });
+
+    it("previews an annotation change as exactly one release update, then applies it", { timeout: 10 * MIN }, async () => {
+        const settings = await stack.workspace.stackSettings(STACK);
+        settings.config!["nvcf-self-managed:controlPlane"] = stackConfig(fake.icmsUrl, openbao.url, { "e2e.example.com/revision": "2" })[
+            "nvcf-self-managed:controlPlane"
+        ] as any;
+        await stack.workspace.saveStackSettings(STACK, settings);
+        const updates: string[] = [];
+        const onEvent = (e: EngineEvent) => {
+            const m = e.resourcePreEvent?.metadata;
+            if (m && m.op === "update") updates.push(`${m.type} ${(m.new?.inputs as any)?.name ?? m.urn}`);
+        };
+        const res = await timed("preview (annotation)", () => stack.preview({ color: "never", onEvent }));
+        // The engine also diffs the default pulumi-nodejs (dynamic) provider whenever stack config
+        // changes (it receives the stack's config); that is a provider, not a resource in the cluster.
+        assert.deepEqual(updates.filter((u) => !u.startsWith("pulumi:providers:pulumi-nodejs ")), ["kubernetes:helm.sh/v3:Release api"], JSON.stringify(res.changeSummary));
+        const up = await timed("up (annotation)", () => stack.up({ color: "never" }));
+        assert.equal(up.summary.result, "succeeded");
+        const cm = await kube.get<any>("/api/v1/namespaces/nvcf/configmaps/e2e-values-api");
+        assert.equal(JSON.parse(cm.data.values).api.podAnnotations["e2e.example.com/revision"], "2");
+    });
+
+    it("destroys everything it created", { timeout: 15 * MIN }, async () => {
+        const res = await timed("destroy", () => withNamespaceFinalizer(() => stack.destroy({ color: "never" })));
+        assert.equal(res.summary.result, "succeeded");
+        assert.deepEqual((await releaseSecrets()).map((s) => `${s.metadata.namespace}/${s.metadata.name}`), []);
+        for (const ns of [...STACK_NAMESPACES, "kube-system", CONTROLLER_NS]) {
+            const secret = await kube.get<any>(`/api/v1/namespaces/${ns}/secrets/nvcr-pull-secret`);
+            assert.equal(secret, undefined, `pull secret left in ${ns}`);
+        }
+        for (const ns of STACK_NAMESPACES) {
+            const obj = await kube.get<any>(`/api/v1/namespaces/${ns}`);
+            assert.ok(!obj || obj.metadata.deletionTimestamp, `namespace ${ns} gone or terminating`);
+        }
+        assert.equal(await kube.get("/apis/apps/v1/namespaces/kube-system/daemonsets/node-inotify-tuner"), undefined, "tuner DaemonSet deleted");
+        assert.ok(fake.requests.some((r) => r.method === "DELETE" && r.path.startsWith("/v1/accounts/nvcf-default/clusters/")), "ICMS saw the deregistration");
+        assert.equal([...fake.clusters.values()].filter((c) => c.clusterName === GPU).length, 0);
+    });
+});
