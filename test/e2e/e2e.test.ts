@@ -410,6 +410,39 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         assert.equal(JSON.parse(cm.data.values).api.podAnnotations["e2e.example.com/revision"], "2");
     });
 
+    it("switches NATS to token mode and the admin issuer proxy off: the proxy goes, its OpenBao grant is revoked", { timeout: 10 * MIN }, async () => {
+        // What migration 10_setup_admin-issuer.sh leaves in OpenBao, next to objects that must stay.
+        openbao.store.get("auth/jwt/role")!.add("admin-issuer-proxy").add("nvcf-api-account-bootstrap");
+        openbao.store.get("sys/policies/acl")!.add("services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw");
+        openbao.store.get("services/nvcf-api/jwt/roles")!.add("admin-issuer-proxy").add("nvcf-api-admin");
+        const settings = await stack.workspace.stackSettings(STACK);
+        const cp = settings.config!["nvcf-self-managed:controlPlane"] as any;
+        cp.nats = { workerAuth: "token" };
+        cp.adminIssuerProxy = { enabled: false };
+        await stack.workspace.saveStackSettings(STACK, settings);
+        await stack.setConfig("nvcf-self-managed:openbaoToken", { value: openbao.rootToken, secret: true });
+        // Without the proxy's route nobody mints admin tokens: the registration needs one from config.
+        fake.validTokens.add("e2e-idp-token");
+        await stack.setConfig("nvcf-self-managed:nvcfAdminToken", { value: "e2e-idp-token", secret: true });
+        const up = await timed("up (token mode, proxy off)", () => stack.up({ color: "never" }));
+        assert.equal(up.summary.result, "succeeded");
+
+        const names = (await releaseSecrets()).map((sec) => decodeRelease(sec).name);
+        assert.ok(!names.includes("admin-issuer-proxy"), "the admin-issuer-proxy release is uninstalled");
+        const values = async (ns: string, release: string) =>
+            JSON.parse((await kube.get<any>(`/api/v1/namespaces/${ns}/configmaps/e2e-values-${release}`)).data.values);
+        const nats = (await values("nats-system", "nats")).nats;
+        assert.equal(nats.workerAuth, "token");
+        assert.equal(nats.authCallout.workerTokenAuth.webhookUrl, "http://api.nvcf.svc.cluster.local:8080/v2/nvcf/webhook/nats-auth");
+        assert.equal((await values("nvcf", "api")).api.natsWorkerAuth, "token");
+        assert.deepEqual((await values("vault-system", "openbao-server")).openbao.migrations.adminIssuerProxy, { enabled: false });
+
+        const left = [...openbao.store.entries()].flatMap(([mount, set]) => [...set].map((n) => `${mount}/${n}`));
+        assert.deepEqual(left.filter((o) => o.includes("admin-issuer-proxy")), [], "the grant is revoked");
+        assert.ok(left.includes("auth/jwt/role/nvcf-api-account-bootstrap") && left.includes("services/nvcf-api/jwt/roles/nvcf-api-admin"));
+        assert.ok(openbao.requests.some((r) => r.method === "DELETE" && r.token === openbao.rootToken), "the engine's dynamic provider called OpenBao");
+    });
+
     it("destroys everything it created", { timeout: 15 * MIN }, async () => {
         const res = await timed("destroy", () => withNamespaceFinalizer(() => stack.destroy({ color: "never" })));
         assert.equal(res.summary.result, "succeeded");
