@@ -1,6 +1,6 @@
 import { managedIssuer } from "../../../config/validate";
 import type { Values, ValuesContext } from "./context";
-import { defined, image, nonEmpty, otlpEndpoint, placement, pullSecrets } from "./common";
+import { defined, image, nonEmpty, otlpEndpoint, pdb, placement, pullSecrets } from "./common";
 
 function tracing(ctx: ValuesContext): Values {
     const enabled = ctx.cp.global.observability.tracing.enabled;
@@ -31,7 +31,7 @@ export function llmApiGatewayValues(ctx: ValuesContext): Values {
             ...(g.auth.grpcInsecure ? { config: { nvcfGrpcInsecure: true } } : {}),
             metrics: metrics(g.metrics),
             observability: tracing(ctx),
-            ...nonEmpty("podDisruptionBudget", defined({ ...cp.llmApiGateway.podDisruptionBudget })),
+            ...pdb(cp.llmApiGateway),
         },
     };
 }
@@ -53,7 +53,7 @@ export function llmRequestRouterValues(ctx: ValuesContext): Values {
             observability: tracing(ctx),
             ...nonEmpty("loadBalancer", r.loadBalancer),
             ...routerPki(ctx),
-            ...nonEmpty("podDisruptionBudget", defined({ ...cp.llmRequestRouter.podDisruptionBudget })),
+            ...pdb(cp.llmRequestRouter),
         },
     };
 }

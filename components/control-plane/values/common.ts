@@ -39,6 +39,11 @@ export function nonEmpty(key: string, value: object | undefined): Values {
     return value && Object.keys(value).length > 0 ? { [key]: value } : {};
 }
 
+/** A service's `podDisruptionBudget` block, passed through as global.yaml.gotmpl does. */
+export function pdb(cfg: { podDisruptionBudget: object }): Values {
+    return nonEmpty("podDisruptionBudget", defined({ ...cfg.podDisruptionBudget }));
+}
+
 /** `<protocol>://<endpoint>:<port>` of the tracing collector. */
 export function otlpEndpoint(cp: ControlPlaneConfig): string {
     const t = cp.global.observability.tracing;

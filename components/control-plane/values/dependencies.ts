@@ -1,5 +1,5 @@
 import type { Values, ValuesContext } from "./context";
-import { defined, image, nonEmpty, placement, pullSecrets } from "./common";
+import { defined, image, nonEmpty, pdb, placement, pullSecrets } from "./common";
 
 const OPENBAO_URL = "http://openbao-server.vault-system.svc.cluster.local:8200";
 
@@ -16,7 +16,7 @@ export function cassandraValues(ctx: ValuesContext): Values {
             },
             replicaCount: c.replicaCount,
             resourcesPreset: c.resourcesPreset,
-            podDisruptionBudget: defined({ ...c.podDisruptionBudget }),
+            ...pdb(c),
             ...placement(cp, "cassandra"),
             persistence: { size: cp.global.storageSize },
             migrations: {

@@ -3,7 +3,7 @@ import type { ControlPlaneConfig } from "../../../config/schema";
 import { RESERVED_ANNOTATION_PREFIX } from "../../../config/schema";
 import { functionAutoscalerEnabled } from "../../../config/validate";
 import type { Values, ValuesContext } from "./context";
-import { defined, image, nonEmpty, otlpEndpoint, placement, pullSecrets, springTracingEnv } from "./common";
+import { defined, image, nonEmpty, otlpEndpoint, pdb, placement, pullSecrets, springTracingEnv } from "./common";
 
 const RATE_LIMITER = "http://ratelimiter.nvcf.svc.cluster.local:7777";
 
@@ -15,10 +15,6 @@ function service(ctx: ValuesContext, fullnameOverride: string, imageName: string
         image: image(ctx.cp, imageName),
         ...placement(ctx.cp, "controlplane"),
     };
-}
-
-function pdb(cfg: { podDisruptionBudget: object }): Values {
-    return nonEmpty("podDisruptionBudget", defined({ ...cfg.podDisruptionBudget }));
 }
 
 /** Release `api-keys`, key `apikeys`. */
