@@ -66,6 +66,8 @@ export interface RawConfig {
     readonly unknownKeys: readonly string[];
     /** The cluster names in the `computePlaneKubeconfigs` secret (its keys only, never its values). */
     readonly computePlaneKubeconfigNames?: readonly string[];
+    /** Secret keys that are set, but stored in plain text (set without `--secret`). */
+    readonly plaintextSecretKeys?: readonly SecretKey[];
 }
 
 export interface ParseOptions {
@@ -80,6 +82,14 @@ export function parseSettings(raw: RawConfig, options: ParseOptions): Settings {
         message: "unknown setting (a typo?)",
         allowed: [...Object.keys(STRUCTURED), ...SECRET_KEYS].map((k) => `${PROJECT}:${k}`).join(", "),
     }));
+    // The secret keys are not declared in Pulumi.yaml (the CLI would make them required), so the
+    // CLI's own refusal of a plain-text secret is done here.
+    for (const key of raw.plaintextSecretKeys ?? []) {
+        problems.push({
+            key: `${PROJECT}:${key}`,
+            message: `is stored in plain text in the stack file: set it again with \`pulumi config set --secret ${key}\``,
+        });
+    }
     const parsed: Partial<Record<keyof typeof STRUCTURED, unknown>> = {};
     for (const [key, schema] of Object.entries(STRUCTURED) as [keyof typeof STRUCTURED, z.ZodType][]) {
         const result = schema.safeParse(raw.values[key], { reportInput: true });
@@ -226,11 +236,30 @@ export function readRawConfig(): RawConfig {
         values[key] = config.getObject<unknown>(key);
     }
     const secrets: RawConfig["secrets"] = {};
+    const plaintextSecretKeys: SecretKey[] = [];
     for (const key of SECRET_KEYS) {
         const value = config.getSecret(key);
-        if (value !== undefined) secrets[key] = value;
+        if (value === undefined) continue;
+        secrets[key] = value;
+        if (!isConfigSecret(`${PROJECT}:${key}`)) plaintextSecretKeys.push(key);
     }
-    return { values, secrets, unknownKeys, computePlaneKubeconfigNames: secretObjectKeys(`${PROJECT}:computePlaneKubeconfigs`) };
+    return {
+        values,
+        secrets,
+        unknownKeys,
+        computePlaneKubeconfigNames: secretObjectKeys(`${PROJECT}:computePlaneKubeconfigs`),
+        plaintextSecretKeys,
+    };
+}
+
+/**
+ * Whether the engine handed this key over as a secret. The SDK exports this function at run time
+ * but keeps it out of its type declarations (it is marked internal); a test fails if it goes away.
+ */
+export function isConfigSecret(key: string): boolean {
+    const fn = (pulumi.runtime as unknown as { isConfigSecret?: (k: string) => boolean }).isConfigSecret;
+    if (typeof fn !== "function") throw new Error("@pulumi/pulumi no longer exports runtime.isConfigSecret");
+    return fn(key);
 }
 
 /** The keys of a secret object in config; its values are never read here. */

@@ -18,6 +18,8 @@ export interface Tools {
     readonly kubeApiserver: string;
     readonly pulumi: string;
     readonly kubernetesProvider: string;
+    /** The Node.js language host the CLI runs index.ts with (built from a pulumi/pulumi checkout). */
+    readonly languageHost: string;
 }
 
 export function findTools(): { tools?: Tools; missing: string } {
@@ -33,11 +35,17 @@ export function findTools(): { tools?: Tools; missing: string } {
         kubeApiserver: get("E2E_KUBE_APISERVER"),
         pulumi: get("E2E_PULUMI"),
         kubernetesProvider: get("E2E_PULUMI_RESOURCE_KUBERNETES"),
+        languageHost: get("E2E_PULUMI_LANGUAGE_NODEJS"),
     };
     // With a real cluster (E2E_KUBECONFIG) etcd and kube-apiserver are not needed.
-    const needed = process.env.E2E_KUBECONFIG ? (["bin", "pulumi", "kubernetesProvider"] as const) : (Object.keys(wanted) as (keyof Tools)[]);
+    const needed = process.env.E2E_KUBECONFIG
+        ? (["bin", "pulumi", "kubernetesProvider", "languageHost"] as const)
+        : (Object.keys(wanted) as (keyof Tools)[]);
     const missing = needed.filter((k) => !wanted[k] || !fs.existsSync(wanted[k]!));
-    if (missing.length > 0) return { missing: `missing ${missing.join(", ")} (looked in the environment and ${envFile})` };
+    if (missing.length > 0) {
+        const hint = missing.includes("languageHost") ? "; the language host needs PULUMI_SOURCE, see the script" : "";
+        return { missing: `missing ${missing.join(", ")} (looked in the environment and ${envFile}${hint})` };
+    }
     return { tools: wanted as Tools, missing: "" };
 }
 

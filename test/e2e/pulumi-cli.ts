@@ -1,0 +1,95 @@
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+/** What a user's checkout holds that `pulumi` reads; tests, git and installs stay out of the copy. */
+const LEFT_OUT = new Set([".git", "node_modules", "test", "bin", ".pulumi", ".pulumi-state"]);
+
+/**
+ * A copy of the repository as a user's checkout, with the installed dependencies linked in (the
+ * program's and the policy pack's), so stack files and state written by the suite never touch
+ * the repository.
+ */
+export function copyProject(repo: string, dest: string): void {
+    fs.cpSync(repo, dest, {
+        recursive: true,
+        filter: (src) => {
+            const rel = path.relative(repo, src);
+            if (rel === "") return true;
+            const parts = rel.split(path.sep);
+            return !(parts.length === 1 && LEFT_OUT.has(parts[0])) && !parts.includes("node_modules") && !/^Pulumi\.(?!yaml$).*\.yaml$/.test(rel);
+        },
+    });
+    fs.symlinkSync(path.join(repo, "node_modules"), path.join(dest, "node_modules"));
+    fs.symlinkSync(path.join(repo, "policies", "node_modules"), path.join(dest, "policies", "node_modules"));
+}
+
+export interface CliResult {
+    readonly code: number;
+    readonly stdout: string;
+    readonly stderr: string;
+}
+
+/** An engine event from `--event-log`, with the time the suite read it. */
+export type TimedEvent = { readonly event: Record<string, any>; readonly at: number };
+
+/** The `pulumi` CLI run in a project directory, as a user runs it (non-interactive, no colour). */
+export class PulumiCli {
+    readonly log: string[] = [];
+
+    constructor(
+        private readonly bin: string,
+        private readonly cwd: string,
+        private readonly env: NodeJS.ProcessEnv,
+    ) {}
+
+    /** Runs `pulumi <args>`; throws with the output unless it exits 0 (or `allowFailure`). */
+    async run(args: string[], opts: { allowFailure?: boolean; onEvent?: (e: TimedEvent) => void; timeoutMs?: number } = {}): Promise<CliResult> {
+        const full = [...args, "--non-interactive", "--color", "never"];
+        let eventLog: string | undefined;
+        if (opts.onEvent) {
+            eventLog = path.join(this.cwd, `.events-${Date.now()}.jsonl`);
+            full.push("--event-log", eventLog);
+        }
+        const child = spawn(this.bin, full, { cwd: this.cwd, env: this.env, stdio: ["ignore", "pipe", "pipe"] });
+        const out: Buffer[] = [];
+        const err: Buffer[] = [];
+        child.stdout.on("data", (c: Buffer) => out.push(c));
+        child.stderr.on("data", (c: Buffer) => err.push(c));
+        // The engine appends one JSON event per line; read them as they come, for their timing.
+        let offset = 0;
+        let partial = "";
+        const drain = () => {
+            if (!eventLog || !opts.onEvent || !fs.existsSync(eventLog)) return;
+            const size = fs.statSync(eventLog).size;
+            if (size <= offset) return;
+            const fd = fs.openSync(eventLog, "r");
+            const buf = Buffer.alloc(size - offset);
+            fs.readSync(fd, buf, 0, buf.length, offset);
+            fs.closeSync(fd);
+            offset = size;
+            const lines = (partial + buf.toString("utf8")).split("\n");
+            partial = lines.pop() ?? "";
+            const at = Date.now();
+            for (const line of lines) if (line.trim()) opts.onEvent({ event: JSON.parse(line) as Record<string, any>, at });
+        };
+        const poll = setInterval(drain, 50);
+        const timer = setTimeout(() => child.kill("SIGINT"), opts.timeoutMs ?? 14 * 60_000);
+        const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
+        clearInterval(poll);
+        clearTimeout(timer);
+        drain();
+        if (eventLog) fs.rmSync(eventLog, { force: true });
+        const result = { code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") };
+        this.log.push(`$ pulumi ${args.join(" ")}\n${result.stdout}${result.stderr}(exit ${code})`);
+        if (code !== 0 && !opts.allowFailure) {
+            throw new Error(`pulumi ${args.join(" ")} exited ${code}:\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-4000)}`);
+        }
+        return result;
+    }
+
+    /** Runs a command with `--json` and parses its standard output. */
+    async json<T = any>(args: string[]): Promise<T> {
+        return JSON.parse((await this.run([...args, "--json"])).stdout) as T;
+    }
+}
