@@ -14,7 +14,9 @@ import { crossFieldProblems } from "./validate";
 import { ComputePlaneConfig, computePlanesSchema, RESERVED_PULL_SECRET_NAMES } from "./compute-plane-schema";
 import { DnsConfig, dnsSchema, ecrRegistry } from "./aws-schema";
 
-export const PROJECT = "nvcf-self-managed";
+import { PROJECT } from "./project";
+
+export { PROJECT };
 
 /** Structured (non-secret) keys, each parsed by its schema. */
 const STRUCTURED = {

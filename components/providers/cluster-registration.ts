@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { changedInputs, secretConfig } from "./base";
 import { ApiError, deleteCluster, Endpoint, getCluster, listClusters, mintAdminToken, putJwks, registerCluster } from "./icms";
 import { ClusterIdentity, discoverClusterIdentity, discoverFromIssuer, KubeAccess } from "./oidc-discovery";
 
@@ -37,14 +38,9 @@ export interface ClusterRegistrationOutputs extends ClusterRegistrationInputs {
     readonly clusterId: string;
     readonly clusterGroupId: string;
     readonly oidcIssuer: string;
-    /** sha256 of the registered JWKS: ICMS cannot give it back, so state keeps it (gotcha 19). */
+    /** sha256 of the registered JWKS: ICMS's read-back has no JWKS, so state keeps its hash for drift detection. */
     readonly jwksHash: string;
 }
-
-/** The stack-config keys the provider reads in `configure`, never in the program. */
-export const ADMIN_TOKEN_KEY = "nvcf-self-managed:nvcfAdminToken";
-export const CONTROL_PLANE_KUBECONFIG_KEY = "nvcf-self-managed:kubeconfig";
-export const COMPUTE_PLANE_KUBECONFIGS_KEY = "nvcf-self-managed:computePlaneKubeconfigs";
 
 /** Inputs whose change is a new registration, not an update. */
 const REPLACING = ["clusterName", "ncaId", "region", "cloudProvider"] as const;
@@ -74,9 +70,9 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
     }
 
     async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-        this.adminToken = req.config.get(ADMIN_TOKEN_KEY) || undefined;
-        this.controlPlaneKubeconfig = req.config.get(CONTROL_PLANE_KUBECONFIG_KEY) || undefined;
-        const kubeconfigs = req.config.get(COMPUTE_PLANE_KUBECONFIGS_KEY);
+        this.adminToken = secretConfig(req, "nvcfAdminToken");
+        this.controlPlaneKubeconfig = secretConfig(req, "kubeconfig");
+        const kubeconfigs = secretConfig(req, "computePlaneKubeconfigs");
         this.computePlaneKubeconfigs = kubeconfigs ? (JSON.parse(kubeconfigs) as Record<string, string>) : undefined;
     }
 
@@ -99,12 +95,11 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
             // A new row with the same signing keys is refused (409) until the old one is gone.
             return { changes: true, replaces: [...replaces], deleteBeforeReplace: true };
         }
-        const inputKeys = Object.keys(news).filter((k) => k !== "__provider") as (keyof ClusterRegistrationInputs)[];
-        const changedInputs = inputKeys.filter((k) => JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
+        const changed = changedInputs(olds, news);
         const identity = await this.identity(news);
         const rotated = identity.jwksHash !== olds.jwksHash || identity.issuer !== olds.oidcIssuer;
         return {
-            changes: changedInputs.length > 0 || rotated,
+            changes: changed.length > 0 || rotated,
             ...(rotated ? { detailedDiff: { jwksHash: { kind: "update" as const, inputDiff: false } } } : {}),
         };
     }
@@ -118,7 +113,7 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
             try {
                 ids = await registerCluster(icms, token, { ...inputs, jwks: identity.jwks, oidcIssuer: identity.issuer });
             } catch (err) {
-                // Gotcha 15: a rerun, or a cluster registered by hand: adopt it and refresh its JWKS.
+                // A rerun, or a cluster registered by hand: ICMS answers 400 "already exists"; adopt it and refresh its JWKS.
                 if (!(err instanceof ApiError && err.status === 400 && /already exists/i.test(err.body))) throw err;
                 const existing = (await listClusters(icms, token, inputs.ncaId)).find((c) => c.clusterName === inputs.clusterName);
                 if (!existing) throw new Error(`ICMS says the cluster already exists, but its listing has no ${inputs.clusterName}`);

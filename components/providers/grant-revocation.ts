@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { changedInputs, secretConfig } from "./base";
 import { excerpt, httpRequest, jsonBody } from "./http";
 import { apiServer, type KubeAccess } from "./kube-access";
 import { ADMIN_ISSUER_GRANT, deleteObject, OpenBaoEndpoint, remainingGrant } from "./openbao";
@@ -33,9 +34,6 @@ export interface GrantRevocationOutputs extends GrantRevocationInputs {
     readonly remaining: string[];
 }
 
-export const OPENBAO_TOKEN_KEY = "nvcf-self-managed:openbaoToken";
-const CONTROL_PLANE_KUBECONFIG_KEY = "nvcf-self-managed:kubeconfig";
-
 export interface RevocationProviderOptions {
     readonly retryDelayMs?: number;
 }
@@ -56,8 +54,8 @@ export class GrantRevocationProvider implements pulumi.dynamic.ResourceProvider<
     }
 
     async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-        this.token = req.config.get(OPENBAO_TOKEN_KEY) || undefined;
-        this.kubeconfig = req.config.get(CONTROL_PLANE_KUBECONFIG_KEY) || undefined;
+        this.token = secretConfig(req, "openbaoToken");
+        this.kubeconfig = secretConfig(req, "kubeconfig");
     }
 
     async check(_olds: GrantRevocationInputs, news: GrantRevocationInputs): Promise<pulumi.dynamic.CheckResult<GrantRevocationInputs>> {
@@ -67,10 +65,8 @@ export class GrantRevocationProvider implements pulumi.dynamic.ResourceProvider<
     }
 
     async diff(_id: string, olds: GrantRevocationOutputs, news: GrantRevocationInputs): Promise<pulumi.dynamic.DiffResult> {
-        const keys = Object.keys(news).filter((k) => k !== "__provider") as (keyof GrantRevocationInputs)[];
-        const changed = keys.some((k) => JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
         // A refresh that found the grant again makes the next `up` revoke it again.
-        return { changes: changed || (olds.remaining ?? []).length > 0 };
+        return { changes: changedInputs(olds, news).length > 0 || (olds.remaining ?? []).length > 0 };
     }
 
     async create(inputs: GrantRevocationInputs): Promise<pulumi.dynamic.CreateResult<GrantRevocationOutputs>> {

@@ -18,7 +18,7 @@ export interface TlsOptions {
 }
 
 export interface HttpRequest {
-    readonly method: "GET" | "POST" | "PUT" | "DELETE" | "LIST";
+    readonly method: "GET" | "POST" | "PUT" | "DELETE";
     readonly url: string;
     /** Sent as `Host:` instead of the URL's host (TLS SNI stays the URL's). */
     readonly hostHeader?: string;

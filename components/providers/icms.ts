@@ -3,7 +3,7 @@ import { excerpt, httpRequest, HttpResponse, jsonBody } from "./http";
 /** An HTTP endpoint of the control plane as this program reaches it. */
 export interface Endpoint {
     readonly url: string;
-    /** `Host:` when dialling a bare gateway address (gotcha 13). */
+    /** `Host:` when dialling a bare gateway address: the gateway routes by host (`sis.<domain>`, `api-keys.<domain>`). */
     readonly hostHeader?: string;
     readonly timeoutMs: number;
     readonly retries: number;
@@ -41,7 +41,7 @@ const accountPath = (ncaId: string) => `/v1/accounts/${encodeURIComponent(ncaId)
 
 /**
  * An admin JWT with the `cluster-management` scope, as `nvcf-cli init` gets it: an
- * unauthenticated `POST /v1/admin/keys` with body `{}` on the api-keys host (gotcha 12).
+ * unauthenticated `POST /v1/admin/keys` with body `{}` on the api-keys host: registration needs this admin JWT with the cluster-management scope, not an API key, and it expires.
  */
 export async function mintAdminToken(apiKeys: Endpoint): Promise<string> {
     const res = await call(apiKeys, "POST", "/v1/admin/keys", undefined, "{}");
@@ -76,7 +76,7 @@ export async function registerCluster(icms: Endpoint, token: string, req: Regist
         region: req.region,
         nvcaVersion: "0.0.0",
         capabilities: ["DynamicGPUDiscovery"],
-        // Gotcha 14: the JWKS travels as a JSON string, not as an object.
+        // ICMS takes the JWKS as a JSON string, not as an object.
         jwks: req.jwks,
         oidcIssuer: req.oidcIssuer,
     });
@@ -125,7 +125,7 @@ export async function putJwks(icms: Endpoint, token: string, clusterId: string, 
 
 /** `DELETE /v1/accounts/{ncaId}/clusters/{id}`; "absent" when ICMS no longer knows it. */
 export async function deleteCluster(icms: Endpoint, token: string, ncaId: string, clusterId: string): Promise<"deleted" | "absent"> {
-    // An empty NCA ID would turn into `/accounts//clusters/<id>`, whose 404 looks like success (gotcha 20).
+    // An empty NCA ID would turn into `/accounts//clusters/<id>`, whose 404 looks like success.
     if (!ncaId) throw new Error("refusing to deregister a cluster without an NCA ID");
     const path = `${accountPath(ncaId)}/${encodeURIComponent(clusterId)}`;
     const res = await call(icms, "DELETE", path, token);

@@ -52,7 +52,7 @@ function inClusterIssuer(issuer: string): boolean {
  * What `nvcf-cli cluster register` discovers for identity source `psat`: the issuer from the
  * API server's `/.well-known/openid-configuration`, and the JWKS from the issuer itself when it
  * is reachable from outside (its `issuer` must match exactly), else from `/openid/v1/jwks`.
- * Always through the kubeconfig of the cluster being registered (gotcha 16).
+ * Always through the kubeconfig of the cluster being registered: another context would register another cluster's JWKS, and its agents' tokens would be refused.
  */
 export async function discoverClusterIdentity(access: KubeAccess, options: DiscoveryOptions): Promise<ClusterIdentity> {
     const api = await apiServer(access);
