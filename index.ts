@@ -1,31 +1,26 @@
 import { GatewayDns } from "./components/aws/gateway-dns";
-import { eksCluster } from "./components/aws/eks";
 import { AwsProviders } from "./components/aws/providers";
 import { ComputePlane } from "./components/compute-plane/compute-plane";
 import { RELEASE_NAMES } from "./components/control-plane/catalog";
 import { ControlPlane } from "./components/control-plane/control-plane";
 import { clusterProvider } from "./components/kubernetes/provider";
+import { computePlaneArgs, controlPlaneArgs } from "./components/resolve/args";
+import { resolveClusters } from "./components/resolve/clusters";
 import { loadSettings } from "./config/load";
 
 /**
- * The program: stack config is validated before anything is declared, then the components
- * are wired. Pulumi calls the exported function and takes its result as the stack outputs.
+ * The program: stack config is validated before anything is declared, every cluster and
+ * registry is resolved once, then the components are wired. Pulumi calls the exported function
+ * and takes its result as the stack outputs.
  */
 export = function main() {
     const settings = loadSettings({ releaseNames: RELEASE_NAMES });
     const aws = new AwsProviders();
-    const eks = settings.cluster.eks ? eksCluster(settings.cluster.eks, aws) : undefined;
-    const provider = eks
-        ? clusterProvider("control-plane", { clusterIdentifier: eks.clusterIdentifier }, eks.kubeconfig)
-        : clusterProvider("control-plane", settings.cluster, settings.secrets.kubeconfig);
-    const controlPlane = new ControlPlane(
-        "control-plane",
-        { settings, aws, ...(eks ? { generatedKubeconfig: eks.kubeconfig } : {}) },
-        { providers: [provider] },
-    );
+    const clusters = resolveClusters(settings, aws);
+    const provider = clusterProvider("control-plane", clusters.controlPlane);
+    const controlPlane = new ControlPlane("control-plane", controlPlaneArgs(settings, clusters, aws), { providers: [provider] });
     const computePlanes = settings.computePlanes.map(
-        (plane) =>
-            new ComputePlane(`compute-plane-${plane.clusterName}`, { plane, settings, controlPlane, aws, controlPlaneEks: eks }),
+        (plane) => new ComputePlane(`compute-plane-${plane.clusterName}`, computePlaneArgs(settings, plane, clusters, aws, controlPlane)),
     );
     const route53 = settings.dns.route53;
     const dns = route53

@@ -1,33 +1,36 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
-import type { Settings } from "../../config/load";
 import { chartFromSources } from "../kubernetes/chart-source";
-import { chartAuth, pullSecretPassword } from "../kubernetes/registry-auth";
-import { eksCluster, type EksCluster } from "../aws/eks";
-import type { AwsProviders } from "../aws/providers";
 import { helmRelease } from "../kubernetes/helm-release";
 import { Namespaces } from "../kubernetes/namespaces";
 import { clusterProvider } from "../kubernetes/provider";
 import { PullSecrets } from "../kubernetes/pull-secrets";
-import { ClusterRegistration, type KubeconfigSource } from "../providers/cluster-registration";
+import { ClusterRegistration } from "../providers/cluster-registration";
+import type { ClusterTarget } from "../resolve/clusters";
+import type { RegistryAccess } from "../resolve/registry";
 import { InotifyTuner } from "./inotify-tuner";
 import { defaultEndpoints, nvcaOperatorValues } from "./nvca-values";
 import { SmbCsiDriver } from "./smb-csi-driver";
 
-/** The chart and namespace the compute-plane bundle installs the operator with (gotcha 4: fixed). */
+/** The release, namespace and chart of the operator: the namespace is mandatory (its ResourceQuota, mirror and cleanup hard-code it). */
 export const NVCA_OPERATOR = { release: "nvca-operator", namespace: "nvca-operator", chart: "helm-nvca-operator" } as const;
-/** Namespaces the operator owns but whose pull secrets must exist before it starts (gotcha 8). */
+/** Namespaces the operator owns (it updates and deletes them) but whose pull secrets must exist before it starts. */
 export const OPERATOR_MANAGED_NAMESPACES = ["nvca-system", "nvcf-backend"] as const;
 
 export interface ComputePlaneArgs {
+    /** The compute plane's settings (one `computePlanes` entry). */
     readonly plane: ComputePlaneConfig;
-    readonly settings: Settings;
+    /** How the provider and the registration reach the GPU cluster. */
+    readonly cluster: ClusterTarget;
+    /** The pull secret, the operator's `imagePullSecrets`, and where its chart comes from. */
+    readonly registry: RegistryAccess;
+    /** Where the NVCA images come from (the plane's own, else the control plane's). */
+    readonly image: { readonly registry: string; readonly repository: string };
+    /** The control plane's `global.domain`: the default ICMS, API Keys and worker endpoints. */
+    readonly domain: string;
     /** The control plane the cluster registers with; registration and operator come after it. */
     readonly controlPlane: pulumi.Resource;
-    readonly aws: AwsProviders;
-    /** The control plane's EKS cluster, when it runs on EKS (for `sameAsControlPlane`). */
-    readonly controlPlaneEks?: EksCluster;
 }
 
 export interface ComputePlaneOutputs {
@@ -50,17 +53,10 @@ export class ComputePlane extends pulumi.ComponentResource {
 
     constructor(name: string, args: ComputePlaneArgs, opts?: pulumi.ComponentResourceOptions) {
         super("nvcf:compute-plane:ComputePlane", name, {}, opts);
-        const { plane, settings } = args;
-        const cp = settings.controlPlane;
-        const skipAwait = plane.cluster.skipAwait;
-        const access = clusterAccess(plane, settings, args);
+        const { plane, cluster, registry } = args;
+        const skipAwait = cluster.skipAwait;
 
-        this.provider = clusterProvider(
-            `${name}-provider`,
-            { context: access.context, clusterIdentifier: access.clusterIdentifier },
-            access.kubeconfig,
-            { parent: this },
-        );
+        this.provider = clusterProvider(`${name}-provider`, cluster, { parent: this });
         const children = { parent: this, providers: [this.provider] };
 
         const namespaces = new Namespaces(
@@ -73,24 +69,9 @@ export class ComputePlane extends pulumi.ComponentResource {
             },
             children,
         );
-        const pull = settings.registry.pullSecret;
-        const imageRegistry = plane.image.registry ?? cp.global.image.registry;
-        const pullPassword = pullSecretPassword(settings, imageRegistry);
-        const pullSecrets = pullPassword
-            ? new PullSecrets(
-                  `${name}-pull-secrets`,
-                  {
-                      name: pull.name,
-                      server: pull.server ?? imageRegistry,
-                      username: pull.username,
-                      password: pullPassword,
-                      namespaces: namespaces.byName,
-                  },
-                  children,
-              )
+        const pullSecrets = registry.pullSecret
+            ? new PullSecrets(`${name}-pull-secrets`, { ...registry.pullSecret, namespaces: namespaces.byName }, children)
             : undefined;
-        const imagePullSecrets = [...plane.imagePullSecrets];
-        if (pullSecrets && !imagePullSecrets.some((s) => s.name === pull.name)) imagePullSecrets.push({ name: pull.name });
 
         const tuner = new InotifyTuner(
             `${name}-inotify-tuner`,
@@ -103,7 +84,7 @@ export class ComputePlane extends pulumi.ComponentResource {
             children,
         );
 
-        const domain = cp.global.domain;
+        const { domain } = args;
         const reg = plane.registration;
         this.registration = new ClusterRegistration(
             `${name}-registration`,
@@ -116,32 +97,27 @@ export class ComputePlane extends pulumi.ComponentResource {
                 ...(reg.icmsHostHeader ? { icmsHostHeader: reg.icmsHostHeader } : {}),
                 apiKeysUrl: reg.apiKeysURL ?? `http://api-keys.${domain}`,
                 ...(reg.apiKeysHostHeader ? { apiKeysHostHeader: reg.apiKeysHostHeader } : {}),
-                kubeconfigSource: access.registrationSource,
-                ...(access.context ? { kubeContext: access.context } : {}),
-                ...(access.oidcIssuer ? { oidcIssuerUrl: access.oidcIssuer } : {}),
+                kubeconfigSource: cluster.kubeconfigSource,
+                ...(cluster.context ? { kubeContext: cluster.context } : {}),
+                ...(cluster.oidcIssuer ? { oidcIssuerUrl: cluster.oidcIssuer } : {}),
                 timeoutSeconds: reg.timeoutSeconds,
                 retries: reg.retries,
             },
             { parent: this, dependsOn: [args.controlPlane] },
         );
 
-        const sources = { ...cp.global.helm.sources, ...definedOnly(plane.helmSources) };
-        const auth = chartAuth(sources, settings, args.aws);
         const operatorNamespace = namespaces.byName[NVCA_OPERATOR.namespace];
         this.operator = helmRelease(
             `${name}-nvca-operator`,
             {
                 name: NVCA_OPERATOR.release,
                 namespace: operatorNamespace.metadata.name,
-                chart: chartFromSources(NVCA_OPERATOR.chart, sources, auth),
+                chart: chartFromSources(NVCA_OPERATOR.chart, registry.chartSources, registry.chartAuth),
                 version: plane.nvcaOperator.chartVersion,
                 values: nvcaOperatorValues({
                     plane,
-                    image: {
-                        registry: imageRegistry,
-                        repository: plane.image.repository ?? cp.global.image.repository,
-                    },
-                    imagePullSecrets,
+                    image: args.image,
+                    imagePullSecrets: [...registry.imagePullSecrets],
                     endpoints: defaultEndpoints(plane, domain),
                     clusterId: this.registration.clusterId,
                     clusterGroupId: this.registration.clusterGroupId,
@@ -151,7 +127,7 @@ export class ComputePlane extends pulumi.ComponentResource {
             {
                 parent: this,
                 provider: this.provider,
-                // Gotcha 7: uninstall (whose hook drains and deletes the NVCFBackend) before deregistering.
+                // Uninstall before deregistering: the uninstall deletes the NVCFBackend, and ICMS refuses (409) while instances are active.
                 dependsOn: [
                     args.controlPlane,
                     this.registration,
@@ -171,57 +147,4 @@ export class ComputePlane extends pulumi.ComponentResource {
         };
         this.registerOutputs(this.outputs);
     }
-}
-
-interface ClusterAccess {
-    readonly kubeconfig?: pulumi.Output<string>;
-    readonly context?: string;
-    readonly clusterIdentifier: string;
-    readonly registrationSource: KubeconfigSource;
-    /** EKS: the cluster's OIDC issuer, which registers it without API-server discovery. */
-    readonly oidcIssuer?: pulumi.Output<string>;
-}
-
-/** How the provider and the registration reach the GPU cluster (gotcha 16: never a guess). */
-function clusterAccess(plane: ComputePlaneConfig, settings: Settings, args: ComputePlaneArgs): ClusterAccess {
-    if (plane.cluster.eks) {
-        const eks = eksCluster(plane.cluster.eks, args.aws);
-        return {
-            kubeconfig: eks.kubeconfig,
-            clusterIdentifier: plane.cluster.clusterIdentifier ?? eks.clusterIdentifier,
-            registrationSource: "oidc-issuer",
-            oidcIssuer: eks.oidcIssuer,
-        };
-    }
-    if (plane.cluster.sameAsControlPlane) {
-        const eks = args.controlPlaneEks;
-        if (eks) {
-            return {
-                kubeconfig: eks.kubeconfig,
-                clusterIdentifier: plane.cluster.clusterIdentifier ?? eks.clusterIdentifier,
-                registrationSource: "oidc-issuer",
-                oidcIssuer: eks.oidcIssuer,
-            };
-        }
-        return {
-            kubeconfig: settings.secrets.kubeconfig,
-            context: settings.cluster.context,
-            clusterIdentifier: plane.cluster.clusterIdentifier ?? settings.cluster.clusterIdentifier,
-            registrationSource: "control-plane",
-        };
-    }
-    const hasKubeconfig = settings.computePlaneKubeconfigNames.includes(plane.clusterName);
-    const all = settings.secrets.computePlaneKubeconfigs;
-    return {
-        ...(hasKubeconfig && all
-            ? { kubeconfig: pulumi.secret(all.apply((json) => (JSON.parse(json) as Record<string, string>)[plane.clusterName])) }
-            : {}),
-        context: plane.cluster.context,
-        clusterIdentifier: plane.cluster.clusterIdentifier ?? plane.clusterName,
-        registrationSource: hasKubeconfig ? "compute-plane" : "default",
-    };
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

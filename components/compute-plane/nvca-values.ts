@@ -42,7 +42,7 @@ export function defaultEndpoints(plane: ComputePlaneConfig, domain: string): Sel
 export function featureGates(plane: ComputePlaneConfig): string[] {
     const defaults: string[] = [...DEFAULT_FEATURE_GATES];
     if (plane.observability.profile === "compute" || plane.observability.profile === "all") defaults.push("BYOObservability");
-    // Gotcha 11: KAIScheduler only where the KAI scheduler runs, or NVCA stays unhealthy.
+    // KAIScheduler only where the KAI scheduler runs, or NVCA stays unhealthy.
     if (plane.kaiSchedulerInstalled) defaults.push("KAIScheduler");
     const listed = new Set(plane.featureGates.map((g) => g.replace(/^-/, "")));
     return [...plane.featureGates, ...defaults.filter((g) => !listed.has(g))];
@@ -57,7 +57,7 @@ export interface NvcaValuesArgs {
     readonly clusterGroupId: pulumi.Input<string>;
 }
 
-/** The values the compute-plane bundle's 02-nvca.yaml.gotmpl builds, plus its gotchas' fixes. */
+/** The values the compute-plane bundle's 02-nvca.yaml.gotmpl builds, plus the fixes of what it gets wrong. */
 export function nvcaOperatorValues(args: NvcaValuesArgs): Record<string, unknown> {
     const { plane, image } = args;
     const op = plane.nvcaOperator;
@@ -67,18 +67,18 @@ export function nvcaOperatorValues(args: NvcaValuesArgs): Record<string, unknown
         image: { repository: `${prefix}/nvca-operator`, tag: op.imageTag, pullPolicy: "IfNotPresent" },
         nvcaImage: { repositoryOverride: `${prefix}/nvca` },
         ...(args.imagePullSecrets.length > 0 ? { imagePullSecrets: [...args.imagePullSecrets] } : {}),
-        // Gotcha 9: the chart's generated pull secret does not work in self-managed mode.
+        // The chart's generated pull secret does not work in self-managed mode: the stack creates its own.
         generateImagePullSecret: false,
         ngcConfig: { clusterSource: "self-managed" },
         clusterName: plane.clusterName,
-        // Gotcha 1: the chart reads ncaID; the bundle's ncaId is dead.
+        // The chart reads ncaID; the bundle's ncaId is dead.
         ncaID: plane.ncaId,
         clusterID: args.clusterId,
         clusterGroupID: args.clusterGroupId,
         selfManaged: {
             identitySource: "psat",
             nvcaVersion: op.nvcaVersion,
-            // Gotcha 2: the cluster DTO reads selfManaged.region, not region.
+            // The cluster DTO reads selfManaged.region, not region.
             region: plane.region,
             ...args.endpoints,
             featureGateValues: featureGates(plane),

@@ -39,6 +39,31 @@ export type ChartSource =
     /** A chart the observability bundle ships as a local directory (observability.chartsPath). */
     | "observability-local";
 
+/** An HTTP endpoint of a Service in the release's namespace. */
+export interface ServiceEndpoint {
+    readonly service: string;
+    readonly port: number;
+    readonly path: string;
+}
+
+/** How NVCF's UI checks a release (one item of its `controlPlane.components` list). */
+export interface HealthCheck {
+    /** The component's name in the UI, when it is not the release's. */
+    readonly component?: string;
+    /** Its namespace, when it is not the release's. */
+    readonly namespace?: string;
+    readonly endpoints?: readonly ServiceEndpoint[];
+    readonly workloads?: readonly { readonly name: string; readonly type: "deployment" | "statefulset" }[];
+}
+
+/** openbao-server as the program reaches it: its first Raft member and the chart's root-token Secret. */
+export const OPENBAO = {
+    release: "openbao-server",
+    pod: "openbao-server-0",
+    port: 8200,
+    rootTokenSecret: { name: "openbao-server-root-token", key: "root_token" },
+} as const;
+
 /** One Helm release of the bundle, as data. */
 export interface CatalogEntry {
     readonly name: string;
@@ -54,6 +79,10 @@ export interface CatalogEntry {
     readonly values: (ctx: ValuesContext) => Values;
     /** Cluster-scoped objects (CRDs, ClusterIssuers, webhooks) in the chart. */
     readonly clusterScoped?: boolean;
+    /** The Service other releases reach it at, in its namespace. */
+    readonly service?: { readonly name: string; readonly port: number };
+    /** What NVCF's UI checks of it, when the UI lists it. */
+    readonly health?: HealthCheck;
 }
 
 const always = () => true;
@@ -65,7 +94,7 @@ const observabilityOn = (cp: ControlPlaneConfig) => cp.observability.profile !==
 const nvcfChart = (name: string) => `helm-nvcf-${name}`;
 
 export const CATALOG: readonly CatalogEntry[] = [
-    // 00-observability-infrastructure: the nested observability stack (gotcha 19: on by default).
+    // 00-observability-infrastructure: the nested observability stack; the default profile (control) installs it before the dependencies.
     {
         name: "prometheus-operator-crds",
         namespace: monitoring,
@@ -100,6 +129,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         needs: [],
         enabled: (cp) => observabilityOn(cp) && cp.metricsBackend.mode === "install",
         values: victoriaMetricsValues,
+        service: { name: "vmsingle", port: 8428 },
     },
     {
         name: "otel-collector",
@@ -136,6 +166,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         needs: [],
         enabled: (cp) => cp.nats.enabled,
         values: natsValues,
+        health: { endpoints: [{ service: "nats-headless", port: 8222, path: "/healthz?js-server-only" }] },
     },
     {
         name: "cert-manager",
@@ -148,10 +179,13 @@ export const CATALOG: readonly CatalogEntry[] = [
         enabled: (cp) => cp.certManager.enabled,
         values: certManagerValues,
         clusterScoped: true,
+        health: {
+            workloads: ["cert-manager", "cert-manager-cainjector", "cert-manager-webhook"].map((name) => ({ name, type: "deployment" as const })),
+        },
     },
     {
         // The bundle: "this name MUST not change" (OpenBao's JWT roles and URLs embed it).
-        name: "openbao-server",
+        name: OPENBAO.release,
         namespace: fixed("vault-system"),
         chart: nvcfChart("openbao-server"),
         version: "0.30.25",
@@ -161,6 +195,11 @@ export const CATALOG: readonly CatalogEntry[] = [
         enabled: (cp) => cp.openbao.enabled,
         values: openbaoValues,
         clusterScoped: true,
+        service: { name: OPENBAO.release, port: OPENBAO.port },
+        health: {
+            endpoints: [{ service: OPENBAO.release, port: OPENBAO.port, path: "/v1/sys/health?standbyok=true" }],
+            workloads: [{ name: "openbao-server-agent-injector", type: "deployment" }],
+        },
     },
     {
         name: "nvcf-pki",
@@ -184,59 +223,209 @@ export const CATALOG: readonly CatalogEntry[] = [
         needs: [],
         enabled: (cp) => cp.cassandra.enabled,
         values: cassandraValues,
+        health: { workloads: [{ name: "cassandra", type: "statefulset" }] },
     },
 
     // 02-core
-    core("api-keys", "api-keys", nvcfChart("api-keys"), "1.6.0", [], always, apiKeysValues),
-    core("sis", "sis", nvcfChart("sis"), "2.0.0", [], always, sisValues),
+    {
+        name: "api-keys",
+        namespace: fixed("api-keys"),
+        chart: nvcfChart("api-keys"),
+        version: "1.6.0",
+        source: "nvcf",
+        phase: "core",
+        needs: [],
+        enabled: always,
+        values: apiKeysValues,
+        health: { endpoints: [{ service: "api-keys", port: 8080, path: "/health" }] },
+    },
+    {
+        name: "sis",
+        namespace: fixed("sis"),
+        chart: nvcfChart("sis"),
+        version: "2.0.0",
+        source: "nvcf",
+        phase: "core",
+        needs: [],
+        enabled: always,
+        values: sisValues,
+        service: { name: "api", port: 8080 },
+        health: { endpoints: [{ service: "api", port: 8080, path: "/health" }] },
+    },
     // api needs ess-api for its account-bootstrap hook, not to start.
-    core("api", "nvcf", nvcfChart("api"), "1.25.1", ["ess-api"], always, apiValues),
-    core("nvct-api", "nvcf", nvcfChart("nvct-api"), "1.4.3", [], always, nvctApiValues),
-    core("invocation-service", "nvcf", nvcfChart("invocation-service"), "1.5.6", ["api"], always, invocationValues),
-    core("grpc-proxy", "nvcf", nvcfChart("grpc-proxy"), "1.7.1", ["api"], always, grpcProxyValues),
-    core("ratelimiter", "nvcf", "helm-nvcf-rate-limiter", "1.1.0", ["api"], (cp) => cp.rateLimiter.enabled, rateLimiterValues),
-    core("ess-api", "ess", nvcfChart("ess-api"), "1.7.2", [], always, essValues),
-    core("notary-service", "nvcf", nvcfChart("notary-service"), "1.4.2", [], always, notaryValues),
-    // Gotcha 3 ("Finding #22"): no needs, so a flaky sibling never skips it.
-    core(
-        "admin-issuer-proxy",
-        "api-keys",
-        "helm-admin-token-issuer-proxy",
-        "1.4.3",
-        [],
-        (cp) => cp.adminIssuerProxy.enabled,
-        adminIssuerProxyValues,
-    ),
-    core("reval", "nvcf", "helm-reval", "1.3.8", [], always, revalValues),
-    core(
-        "nats-auth-callout-service",
-        "nats-system",
-        "helm-nvcf-nats-auth-callout-service",
-        "1.1.3",
-        [],
-        always,
-        natsAuthCalloutValues,
-    ),
-    core("llm-request-router", "nvcf", "helm-nvcf-llm-request-router", "1.7.2", ["api"], (cp) => cp.addons.llm.enabled, llmRequestRouterValues),
-    core(
-        "llm-api-gateway",
-        "nvcf",
-        "helm-nvcf-llm-api-gateway",
-        "1.4.1",
-        ["llm-request-router"],
-        (cp) => cp.addons.llm.enabled,
-        llmApiGatewayValues,
-    ),
-    core(
-        "vanity-gateway",
-        "nvcf",
-        nvcfChart("vanity-gateway"),
-        "0.3.0",
-        ["invocation-service"],
-        (cp) => cp.addons.vanityGateway.enabled,
-        vanityGatewayValues,
-    ),
-    core("nvcf-ui", "nvcf-ui", "helm-nvcf-ui", "1.1.2", [], (cp) => cp.addons.nvcfUi.enabled, nvcfUiValues),
+    {
+        name: "api",
+        namespace: fixed("nvcf"),
+        chart: nvcfChart("api"),
+        version: "1.25.1",
+        source: "nvcf",
+        phase: "core",
+        needs: ["ess-api"],
+        enabled: always,
+        values: apiValues,
+        service: { name: "api", port: 8080 },
+        health: { endpoints: [{ service: "api", port: 8080, path: "/health" }] },
+    },
+    {
+        name: "nvct-api",
+        namespace: fixed("nvcf"),
+        chart: nvcfChart("nvct-api"),
+        version: "1.4.3",
+        source: "nvcf",
+        phase: "core",
+        needs: [],
+        enabled: always,
+        values: nvctApiValues,
+        service: { name: "nvct-api", port: 8080 },
+        health: { endpoints: [{ service: "nvct-api", port: 8080, path: "/health" }] },
+    },
+    {
+        name: "invocation-service",
+        namespace: fixed("nvcf"),
+        chart: nvcfChart("invocation-service"),
+        version: "1.5.6",
+        source: "nvcf",
+        phase: "core",
+        needs: ["api"],
+        enabled: always,
+        values: invocationValues,
+        health: { endpoints: [{ service: "invocation", port: 8080, path: "/health" }] },
+    },
+    {
+        name: "grpc-proxy",
+        namespace: fixed("nvcf"),
+        chart: nvcfChart("grpc-proxy"),
+        version: "1.7.1",
+        source: "nvcf",
+        phase: "core",
+        needs: ["api"],
+        enabled: always,
+        values: grpcProxyValues,
+        health: { endpoints: [{ service: "grpc", port: 10081, path: "/health" }] },
+    },
+    {
+        name: "ratelimiter",
+        namespace: fixed("nvcf"),
+        chart: "helm-nvcf-rate-limiter",
+        version: "1.1.0",
+        source: "nvcf",
+        phase: "core",
+        needs: ["api"],
+        enabled: (cp) => cp.rateLimiter.enabled,
+        values: rateLimiterValues,
+        service: { name: "ratelimiter", port: 7777 },
+        health: { endpoints: [{ service: "ratelimiter", port: 8080, path: "/health" }] },
+    },
+    {
+        name: "ess-api",
+        namespace: fixed("ess"),
+        chart: nvcfChart("ess-api"),
+        version: "1.7.2",
+        source: "nvcf",
+        phase: "core",
+        needs: [],
+        enabled: always,
+        values: essValues,
+        health: { endpoints: [{ service: "ess-api", port: 8080, path: "/health" }] },
+    },
+    {
+        name: "notary-service",
+        namespace: fixed("nvcf"),
+        chart: nvcfChart("notary-service"),
+        version: "1.4.2",
+        source: "nvcf",
+        phase: "core",
+        needs: [],
+        enabled: always,
+        values: notaryValues,
+        health: { endpoints: [{ service: "notary", port: 8080, path: "/health" }] },
+    },
+    // The bundle deliberately gives it no needs ("Finding #22"), so a flaky sibling never skips it.
+    {
+        name: "admin-issuer-proxy",
+        namespace: fixed("api-keys"),
+        chart: "helm-admin-token-issuer-proxy",
+        version: "1.4.3",
+        source: "nvcf",
+        phase: "core",
+        needs: [],
+        enabled: (cp) => cp.adminIssuerProxy.enabled,
+        values: adminIssuerProxyValues,
+        health: { endpoints: [{ service: "admin-token-issuer-proxy", port: 8080, path: "/healthz" }] },
+    },
+    {
+        name: "reval",
+        namespace: fixed("nvcf"),
+        chart: "helm-reval",
+        version: "1.3.8",
+        source: "nvcf",
+        phase: "core",
+        needs: [],
+        enabled: always,
+        values: revalValues,
+        health: { endpoints: [{ service: "reval", port: 8082, path: "/healthz" }] },
+    },
+    {
+        name: "nats-auth-callout-service",
+        namespace: fixed("nats-system"),
+        chart: "helm-nvcf-nats-auth-callout-service",
+        version: "1.1.3",
+        source: "nvcf",
+        phase: "core",
+        needs: [],
+        enabled: always,
+        values: natsAuthCalloutValues,
+        health: { endpoints: [{ service: "nvcf-nats-auth-callout-service", port: 8080, path: "/health" }] },
+    },
+    {
+        name: "llm-request-router",
+        namespace: fixed("nvcf"),
+        chart: "helm-nvcf-llm-request-router",
+        version: "1.7.2",
+        source: "nvcf",
+        phase: "core",
+        needs: ["api"],
+        enabled: (cp) => cp.addons.llm.enabled,
+        values: llmRequestRouterValues,
+        health: {
+            endpoints: [{ service: "llm-request-router-headless", port: 8000, path: "/healthz" }, { service: "llm-request-router-headless", port: 8000, path: "/readyz" }],
+        },
+    },
+    {
+        name: "llm-api-gateway",
+        namespace: fixed("nvcf"),
+        chart: "helm-nvcf-llm-api-gateway",
+        version: "1.4.1",
+        source: "nvcf",
+        phase: "core",
+        needs: ["llm-request-router"],
+        enabled: (cp) => cp.addons.llm.enabled,
+        values: llmApiGatewayValues,
+        health: { endpoints: [{ service: "llm-api-gateway", port: 8080, path: "/healthz" }, { service: "llm-api-gateway", port: 8080, path: "/readyz" }] },
+    },
+    {
+        name: "vanity-gateway",
+        namespace: fixed("nvcf"),
+        chart: nvcfChart("vanity-gateway"),
+        version: "0.3.0",
+        source: "nvcf",
+        phase: "core",
+        needs: ["invocation-service"],
+        enabled: (cp) => cp.addons.vanityGateway.enabled,
+        values: vanityGatewayValues,
+        health: { endpoints: [{ service: "vanity-gateway", port: 8080, path: "/health" }] },
+    },
+    {
+        name: "nvcf-ui",
+        namespace: fixed("nvcf-ui"),
+        chart: "helm-nvcf-ui",
+        version: "1.1.2",
+        source: "nvcf",
+        phase: "core",
+        needs: [],
+        enabled: (cp) => cp.addons.nvcfUi.enabled,
+        values: nvcfUiValues,
+    },
     {
         name: "ingress",
         namespace: (cp) => cp.ingress.gatewayApi.controllerNamespace,
@@ -247,6 +436,12 @@ export const CATALOG: readonly CatalogEntry[] = [
         needs: ["notary-service", "api-keys", "nvcf-ui"],
         enabled: (cp) => cp.ingress.gatewayApi.enabled,
         values: gatewayRoutesValues,
+        // The UI watches the Envoy Gateway controller that the routes attach to (a prerequisite).
+        health: {
+            component: "envoy-gateway",
+            namespace: "envoy-gateway-system",
+            workloads: [{ name: "envoy-gateway", type: "deployment" }],
+        },
     },
 
     // 03-observability
@@ -274,16 +469,18 @@ export const CATALOG: readonly CatalogEntry[] = [
     },
 ];
 
-function core(
-    name: string,
-    namespace: string,
-    chart: string,
-    version: string,
-    needs: string[],
-    enabled: (cp: ControlPlaneConfig) => boolean,
-    values: (ctx: ValuesContext) => Values,
-): CatalogEntry {
-    return { name, namespace: fixed(namespace), chart, version, source: "nvcf", phase: "core", needs, enabled, values };
+export const RELEASE_NAMES: readonly string[] = CATALOG.map((e) => e.name);
+
+/** A release's catalog entry; throws on a name the catalog does not have (a programming error). */
+export function catalogEntry(name: string): CatalogEntry {
+    const entry = CATALOG.find((e) => e.name === name);
+    if (!entry) throw new Error(`no release ${name} in the catalog`);
+    return entry;
 }
 
-export const RELEASE_NAMES: readonly string[] = CATALOG.map((e) => e.name);
+/** `<service>.<namespace>.svc.cluster.local:<port>` of a release's Service. */
+export function serviceAddress(release: string, cp: ControlPlaneConfig): string {
+    const entry = catalogEntry(release);
+    if (!entry.service) throw new Error(`release ${release} has no Service in the catalog`);
+    return `${entry.service.name}.${entry.namespace(cp)}.svc.cluster.local:${entry.service.port}`;
+}

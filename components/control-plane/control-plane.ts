@@ -1,17 +1,18 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import type { ControlPlaneConfig, ReleaseOverride } from "../../config/schema";
 import type { Settings } from "../../config/load";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { PullSecrets } from "../kubernetes/pull-secrets";
 import { helmRelease } from "../kubernetes/helm-release";
-import { CATALOG, type CatalogEntry } from "./catalog";
+import { CATALOG, catalogEntry, OPENBAO, serviceAddress, type CatalogEntry } from "./catalog";
 import { chartFromSources } from "../kubernetes/chart-source";
-import { chartAuth, pullSecretPassword } from "../kubernetes/registry-auth";
-import type { AwsProviders } from "../aws/providers";
-import { controlPlaneCredentials } from "./credentials";
+import type { ClusterTarget } from "../resolve/clusters";
+import type { RegistryAccess } from "../resolve/registry";
+import { controlPlaneCredentials, type CredentialSecrets } from "./credentials";
 import { mergeValues } from "./merge";
 import { installOrder, releaseDependencies } from "./ordering";
-import type { ValuesContext } from "./values/context";
+import type { ReleaseHealth, ValuesContext } from "./values/context";
 import { routeHostnames } from "./values/ingress";
 import { OpenBaoGrantRevocation } from "../providers/grant-revocation";
 
@@ -20,10 +21,20 @@ export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
 export const PLATFORM_LABEL = { "nvcf/platform": "true" } as const;
 
 export interface ControlPlaneArgs {
-    readonly settings: Settings;
-    readonly aws: AwsProviders;
-    /** A kubeconfig the program built (EKS), for the dynamic providers that talk to the cluster. */
-    readonly generatedKubeconfig?: pulumi.Output<string>;
+    /** The environment: the bundle's `environments/<env>.yaml` keys over `base.yaml`'s defaults. */
+    readonly environment: ControlPlaneConfig;
+    /** Per-release chart version pins and values blocks, by release name. */
+    readonly releaseOverrides: Readonly<Record<string, ReleaseOverride>>;
+    /** The cluster: whether Helm waits, and how the grant revocation reaches the API server. */
+    readonly cluster: ClusterTarget;
+    /** The pull secret, the charts' `imagePullSecrets`, and where the charts come from. */
+    readonly registry: RegistryAccess;
+    /** The default account's registry user and hostnames (its credentials are made from the secrets). */
+    readonly accountRegistries: Settings["registry"]["account"];
+    /** The stack secrets the credentials of the values are made from. */
+    readonly secrets: CredentialSecrets;
+    /** How the admin issuer proxy's grant revocation reaches OpenBao, and whether its token is in config. */
+    readonly openbao: { readonly access: Settings["openbaoAccess"]; readonly tokenInConfig: boolean };
 }
 
 export interface ReleaseOutput {
@@ -35,20 +46,20 @@ export interface ReleaseOutput {
 }
 
 /** The enabled releases of the catalog, in the bundle's order. */
-export function enabledReleases(settings: Settings): CatalogEntry[] {
-    return CATALOG.filter((entry) => entry.enabled(settings.controlPlane));
+export function enabledReleases(cp: ControlPlaneConfig): CatalogEntry[] {
+    return CATALOG.filter((entry) => entry.enabled(cp));
 }
 
 /**
  * Namespaces the stack owns: every enabled release's namespace, except the Envoy Gateway
- * controller's (a prerequisite, gotcha 18) and cert-manager's when cert-manager is external.
- * cert-manager's survives destroy unless the user confirmed its removal (SKILL teardown).
+ * controller's (installed before the stack, outside it) and cert-manager's when cert-manager is
+ * external. cert-manager's survives destroy unless the user confirmed its removal, as NVIDIA's
+ * teardown keeps it by default.
  */
-export function ownedNamespaces(settings: Settings): NamespaceSpec[] {
-    const cp = settings.controlPlane;
+export function ownedNamespaces(cp: ControlPlaneConfig): NamespaceSpec[] {
     const external = new Set<string>([cp.ingress.gatewayApi.controllerNamespace]);
     if (!cp.certManager.enabled) external.add("cert-manager");
-    const names = [...new Set(enabledReleases(settings).map((e) => e.namespace(cp)))].filter((n) => !external.has(n));
+    const names = [...new Set(enabledReleases(cp).map((e) => e.namespace(cp)))].filter((n) => !external.has(n));
     return names.map((name) => ({
         name,
         ...((PLATFORM_NAMESPACES as readonly string[]).includes(name) ? { labels: { ...PLATFORM_LABEL } } : {}),
@@ -74,51 +85,42 @@ export class ControlPlane extends pulumi.ComponentResource {
 
     constructor(name: string, args: ControlPlaneArgs, opts?: pulumi.ComponentResourceOptions) {
         super("nvcf:control-plane:ControlPlane", name, {}, opts);
-        const { settings } = args;
-        const cp = settings.controlPlane;
-        const pull = settings.registry.pullSecret;
+        const cp = args.environment;
+        const { registry } = args;
 
-        this.namespaces = new Namespaces(`${name}-namespaces`, { namespaces: ownedNamespaces(settings) }, { parent: this });
-        const pullPassword = pullSecretPassword(settings, cp.global.image.registry);
-        if (pullPassword) {
+        this.namespaces = new Namespaces(`${name}-namespaces`, { namespaces: ownedNamespaces(cp) }, { parent: this });
+        if (registry.pullSecret) {
             this.pullSecrets = new PullSecrets(
                 `${name}-pull-secrets`,
-                {
-                    name: pull.name,
-                    server: pull.server ?? cp.global.image.registry,
-                    username: pull.username,
-                    password: pullPassword,
-                    namespaces: this.namespaces.byName,
-                },
+                { ...registry.pullSecret, namespaces: this.namespaces.byName },
                 { parent: this },
             );
         }
 
-        const credentials = controlPlaneCredentials(name, settings, this);
-        const imagePullSecrets = [...cp.global.imagePullSecrets];
-        if (this.pullSecrets && !imagePullSecrets.some((s) => s.name === pull.name)) {
-            imagePullSecrets.push({ name: pull.name });
+        const enabled = enabledReleases(cp);
+        const health = new Map<string, ReleaseHealth>();
+        for (const entry of enabled) {
+            if (entry.health) health.set(entry.name, { release: entry.name, namespace: entry.namespace(cp), check: entry.health });
         }
         const ctx: ValuesContext = {
             cp,
-            imagePullSecrets,
-            accountRegistries: settings.registry.account,
-            secrets: credentials,
+            address: (release) => serviceAddress(release, cp),
+            health,
+            imagePullSecrets: registry.imagePullSecrets,
+            accountRegistries: args.accountRegistries,
+            secrets: controlPlaneCredentials(name, args.secrets, args.accountRegistries.username, this),
         };
 
-        const sources = cp.global.helm.sources;
-        const auth = chartAuth(sources, settings, args.aws);
         const chartOf = (entry: CatalogEntry) =>
             entry.source === "observability-local" && cp.observability.chartsPath
                 ? chartFromSources(entry.chart, { path: cp.observability.chartsPath }, undefined)
-                : chartFromSources(entry.chart, sources, auth);
+                : chartFromSources(entry.chart, registry.chartSources, registry.chartAuth);
 
-        const enabled = enabledReleases(settings);
         const dependencies = releaseDependencies(enabled);
         const releases: Record<string, k8s.helm.v3.Release> = {};
         for (const entry of installOrder(enabled, dependencies)) {
             const namespace = entry.namespace(cp);
-            const override = settings.releases[entry.name];
+            const override = args.releaseOverrides[entry.name];
             const ns = this.namespaces.byName[namespace];
             const dependsOn: pulumi.Resource[] = [
                 ...(ns ? [ns] : []),
@@ -133,35 +135,36 @@ export class ControlPlane extends pulumi.ComponentResource {
                     chart: chartOf(entry),
                     version: override?.version ?? entry.version,
                     values: mergeValues(entry.values(ctx), override?.values),
-                    skipAwait: settings.cluster.skipAwait,
+                    skipAwait: args.cluster.skipAwait,
                 },
                 { parent: this, dependsOn },
             );
         }
         this.releases = releases;
 
-        // 1.1.0: disabling the proxy leaves its OpenBao grant in place; withdraw it (gotcha 16).
-        if (!cp.adminIssuerProxy.enabled && releases["openbao-server"]) {
-            const access = settings.openbaoAccess;
+        // 1.1.0: disabling the proxy leaves its OpenBao grant in place (migrations never remove it); withdraw it.
+        if (!cp.adminIssuerProxy.enabled && releases[OPENBAO.release]) {
+            const { access } = args.openbao;
+            const namespace = catalogEntry(OPENBAO.release).namespace(cp);
             this.grantRevocation = new OpenBaoGrantRevocation(
                 `${name}-admin-issuer-proxy`,
                 {
                     via: access.address ? "address" : "kubernetes",
                     ...(access.address ? { address: access.address } : {}),
-                    namespace: "vault-system",
-                    pod: "openbao-server-0",
-                    port: 8200,
+                    namespace,
+                    pod: OPENBAO.pod,
+                    port: OPENBAO.port,
                     scheme: access.scheme,
-                    ...(args.generatedKubeconfig ? { kubeconfig: args.generatedKubeconfig } : {}),
-                    ...(settings.cluster.context ? { kubeContext: settings.cluster.context } : {}),
-                    tokenSource: settings.secrets.openbaoToken ? "config" : "kubernetes-secret",
-                    tokenSecret: { namespace: "vault-system", name: "openbao-server-root-token", key: "root_token" },
+                    ...(args.cluster.generatedKubeconfig ? { kubeconfig: args.cluster.generatedKubeconfig } : {}),
+                    ...(args.cluster.context ? { kubeContext: args.cluster.context } : {}),
+                    tokenSource: args.openbao.tokenInConfig ? "config" : "kubernetes-secret",
+                    tokenSecret: { namespace, ...OPENBAO.rootTokenSecret },
                     insecureSkipVerify: access.insecureSkipVerify,
                     ...(access.caCert ? { caCert: access.caCert } : {}),
                     timeoutSeconds: access.timeoutSeconds,
                     retries: access.retries,
                 },
-                { parent: this, dependsOn: [releases["openbao-server"]] },
+                { parent: this, dependsOn: [releases[OPENBAO.release]] },
             );
         }
 

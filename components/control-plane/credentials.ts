@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
-import type { Settings } from "../../config/load";
 
 /**
  * A raw docker `auth` string, base64("<user>:<key>"): the format of the account-bootstrap
- * registry credential and the sidecar secret. Not a dockerconfigjson (gotcha 9).
+ * registry credential and the sidecar secret. Not a dockerconfigjson: the charts expect base64("$oauthtoken:<key>").
  */
 export function dockerAuth(username: string, key: pulumi.Output<string>): pulumi.Output<string> {
     return pulumi.secret(key.apply((k) => Buffer.from(`${username}:${k}`).toString("base64")));
@@ -16,15 +15,23 @@ export interface ControlPlaneCredentials {
     readonly accountCredential?: pulumi.Output<string>;
 }
 
-/** The secrets-file values, derived from stack secrets. */
+/** The stack secrets the credentials are made from; each optional. */
+export interface CredentialSecrets {
+    readonly ngcApiKey?: pulumi.Output<string>;
+    readonly cassandraPassword?: pulumi.Output<string>;
+    readonly sidecarRegistryKey?: pulumi.Output<string>;
+    readonly accountRegistryKey?: pulumi.Output<string>;
+}
+
+/** The secrets-file values, derived from stack secrets; `username` is the default account's registry user. */
 export function controlPlaneCredentials(
     name: string,
-    settings: Settings,
+    secrets: CredentialSecrets,
+    username: string,
     parent: pulumi.Resource,
 ): ControlPlaneCredentials {
-    const { secrets, registry } = settings;
-    // Gotcha 8: one password for both Cassandra credentials, generated once and kept in state
-    // (both are write-once: changing it after the first install has no effect on the database).
+    // The two Cassandra passwords must be equal and are write-once: one password, generated once
+    // and kept in state (changing it after the first install has no effect on the database).
     const cassandraPassword = pulumi.secret(
         secrets.cassandraPassword ??
             new random.RandomPassword(`${name}-cassandra-password`, { length: 32, special: false }, { parent }).result,
@@ -33,7 +40,7 @@ export function controlPlaneCredentials(
     const accountKey = secrets.accountRegistryKey ?? secrets.ngcApiKey;
     return {
         cassandraPassword,
-        sidecarCredential: sidecarKey ? dockerAuth(registry.account.username, sidecarKey) : "",
-        ...(accountKey ? { accountCredential: dockerAuth(registry.account.username, accountKey) } : {}),
+        sidecarCredential: sidecarKey ? dockerAuth(username, sidecarKey) : "",
+        ...(accountKey ? { accountCredential: dockerAuth(username, accountKey) } : {}),
     };
 }

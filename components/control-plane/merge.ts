@@ -14,7 +14,7 @@ function isPlainObject(value: unknown): value is Plain {
 
 /**
  * Helm's merge of a values layer over another: maps merge key by key, lists and scalars from
- * `over` replace (gotcha 7). A null is kept: Helm then drops the chart's own default for that key.
+ * `over` replace, as Helm does. A null is kept: Helm then drops the chart's own default for that key.
  */
 export function mergeValues(base: Plain, over: Plain | undefined): Plain {
     if (!over) return base;

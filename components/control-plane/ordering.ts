@@ -1,7 +1,7 @@
 import { PHASES, type CatalogEntry } from "./catalog";
 
 /**
- * The releases each release waits for: its `needs` (gotcha 3), and every release of the
+ * The releases each release waits for: its `needs`, and every release of the
  * nearest earlier helmfile.d file, since Helmfile runs the files one after another.
  * Only enabled releases count; a need on a release that is off is dropped, as in Helmfile.
  */

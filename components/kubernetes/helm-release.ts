@@ -22,12 +22,12 @@ export interface HelmReleaseArgs {
     readonly skipAwait: boolean;
 }
 
-/** The bundle's helmDefaults (gotcha 2), except createNamespace: namespaces are owned resources. */
+/** The bundle's helmDefaults on every release, except createNamespace: namespaces are owned resources. */
 export const HELM_DEFAULTS = { timeout: 900, devel: true, waitForJobs: true } as const;
 
 /**
  * One Helm release as `helm.v3.Release`, never client-side templating: the charts need their
- * hooks (OpenBao init, Cassandra migrations, account bootstrap) and `lookup` (gotcha 1).
+ * hooks (OpenBao init, Cassandra migrations, account bootstrap) and `lookup`, which a client-side render would lose.
  */
 export function helmRelease(
     logicalName: string,
@@ -48,7 +48,7 @@ export function helmRelease(
             timeout: HELM_DEFAULTS.timeout,
             waitForJobs: args.skipAwait ? false : HELM_DEFAULTS.waitForJobs,
             skipAwait: args.skipAwait,
-            // Gotcha 11: a failed first install is repaired by uninstalling, never by rollback magic.
+            // A failed first install is repaired by uninstalling, never by rollback magic.
             atomic: false,
             cleanupOnFail: false,
         },

@@ -1,25 +1,21 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
+/** What a Kubernetes provider needs to reach a cluster. */
 export interface ClusterAccess {
+    /** Kubeconfig contents; unset: $KUBECONFIG or ~/.kube/config. */
+    readonly kubeconfig?: pulumi.Output<string>;
     readonly context?: string;
+    /** Pins the provider's identity, so rotating a kubeconfig or credential never replaces every resource on the cluster. */
     readonly clusterIdentifier: string;
 }
 
-/**
- * One explicit provider per cluster. `clusterIdentifier` pins its identity, so rotating a
- * kubeconfig or credential never replaces every resource on the cluster.
- */
-export function clusterProvider(
-    name: string,
-    access: ClusterAccess,
-    kubeconfig: pulumi.Output<string> | undefined,
-    opts?: pulumi.CustomResourceOptions,
-): k8s.Provider {
+/** One explicit provider per cluster. */
+export function clusterProvider(name: string, access: ClusterAccess, opts?: pulumi.CustomResourceOptions): k8s.Provider {
     return new k8s.Provider(
         name,
         {
-            ...(kubeconfig ? { kubeconfig } : {}),
+            ...(access.kubeconfig ? { kubeconfig: access.kubeconfig } : {}),
             ...(access.context ? { context: access.context } : {}),
             clusterIdentifier: access.clusterIdentifier,
         },

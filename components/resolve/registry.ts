@@ -3,13 +3,49 @@ import { ecrRegistry } from "../../config/aws-schema";
 import type { Settings } from "../../config/load";
 import { ecrChartCredentials } from "../aws/ecr";
 import type { AwsProviders } from "../aws/providers";
-import { chartCredentials, type ChartCredentials, type HelmSources } from "./chart-source";
+import { chartCredentials, type ChartCredentials, type HelmSources } from "../kubernetes/chart-source";
+import type { PullSecretsArgs } from "../kubernetes/pull-secrets";
+
+/** How one plane's images and charts are pulled. */
+export interface RegistryAccess {
+    /** The pull secret the stack creates in every namespace it owns; unset when it creates none. */
+    readonly pullSecret?: Omit<PullSecretsArgs, "namespaces">;
+    /** The charts' `imagePullSecrets`: the configured ones, then the stack's own pull secret. */
+    readonly imagePullSecrets: readonly { readonly name: string }[];
+    /** Where the `nvcf` repository's charts come from. */
+    readonly chartSources: HelmSources;
+    /** Credentials for those chart pulls, when the source needs them. */
+    readonly chartAuth?: ChartCredentials;
+}
+
+/** The registry a plane pulls from, as its settings give it. */
+export interface RegistryRequest {
+    readonly imageRegistry: string;
+    readonly imagePullSecrets: readonly { readonly name: string }[];
+    readonly chartSources: HelmSources;
+}
+
+export function resolveRegistry(settings: Settings, aws: AwsProviders, request: RegistryRequest): RegistryAccess {
+    const pull = settings.registry.pullSecret;
+    const password = pullSecretPassword(settings, request.imageRegistry);
+    const imagePullSecrets = [...request.imagePullSecrets];
+    if (password && !imagePullSecrets.some((s) => s.name === pull.name)) imagePullSecrets.push({ name: pull.name });
+    const chartAuth = chartAuthFor(request.chartSources, settings, aws);
+    return {
+        ...(password
+            ? { pullSecret: { name: pull.name, server: pull.server ?? request.imageRegistry, username: pull.username, password } }
+            : {}),
+        imagePullSecrets,
+        chartSources: request.chartSources,
+        ...(chartAuth ? { chartAuth } : {}),
+    };
+}
 
 /**
  * Chart-pull credentials for a chart source: an ECR token for an ECR registry, else the
  * configured password (or NGC key) for NGC or a named user, else none.
  */
-export function chartAuth(sources: HelmSources, settings: Settings, aws: AwsProviders): ChartCredentials | undefined {
+function chartAuthFor(sources: HelmSources, settings: Settings, aws: AwsProviders): ChartCredentials | undefined {
     if (!sources.url && !sources.path && sources.registry && ecrRegistry(sources.registry)) {
         return ecrChartCredentials(sources.registry, aws);
     }
@@ -20,7 +56,7 @@ export function chartAuth(sources: HelmSources, settings: Settings, aws: AwsProv
  * The password of the pull secrets, when the stack creates them: never for ECR, whose nodes
  * pull with their IAM role, nor when the user turned them off.
  */
-export function pullSecretPassword(settings: Settings, imageRegistry: string): pulumi.Output<string> | undefined {
+function pullSecretPassword(settings: Settings, imageRegistry: string): pulumi.Output<string> | undefined {
     if (!settings.registry.pullSecret.enabled || ecrRegistry(imageRegistry)) return undefined;
     return settings.secrets.ngcApiKey;
 }

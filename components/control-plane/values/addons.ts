@@ -97,7 +97,7 @@ function routerPki(ctx: ValuesContext): Values {
     };
 }
 
-/** Release `vanity-gateway`, key `vanityGateway`: no `all` node-selector fallback (gotcha 6). */
+/** Release `vanity-gateway`, key `vanityGateway`: no `all` node-selector fallback, as the bundle gives this chart none. */
 export function vanityGatewayValues(ctx: ValuesContext): Values {
     const { cp } = ctx;
     const v = cp.addons.vanityGateway;
@@ -138,101 +138,48 @@ export function vanityGatewayValues(ctx: ValuesContext): Values {
 
 type Component = { name: string; namespace: string; endpoints?: string[]; k8s_workloads?: { name: string; type: string }[] };
 
-/** Release `nvcf-ui`, key `nvcfUi`: full-path image repository (gotcha 6) and the health list. */
+/** The order of the UI's component list, by release name (the bundle's order). */
+export const UI_COMPONENTS = [
+    "api", "nvct-api", "notary-service", "grpc-proxy", "ratelimiter", "llm-api-gateway", "llm-request-router",
+    "reval", "invocation-service", "vanity-gateway", "sis", "ess-api", "api-keys", "admin-issuer-proxy",
+    "nats-auth-callout-service", "nats", "openbao-server", "cassandra", "cert-manager", "ingress",
+] as const;
+
+/** The UI's health list: each enabled release's check from the catalog, so a disabled release drops out. */
+function uiComponents(ctx: ValuesContext): Component[] {
+    return UI_COMPONENTS.flatMap((release) => {
+        const h = ctx.health.get(release);
+        if (!h) return [];
+        const namespace = h.check.namespace ?? h.namespace;
+        return [
+            {
+                name: h.check.component ?? release,
+                namespace,
+                ...(h.check.endpoints
+                    ? { endpoints: h.check.endpoints.map((e) => `${e.service}.${namespace}.svc.cluster.local:${e.port}${e.path}`) }
+                    : {}),
+                ...(h.check.workloads ? { k8s_workloads: h.check.workloads.map((w) => ({ ...w })) } : {}),
+            },
+        ];
+    });
+}
+
+/** Release `nvcf-ui`, key `nvcfUi`: a full-path image repository (the chart does not join registry and repository) and the health list. */
 export function nvcfUiValues(ctx: ValuesContext): Values {
     const { cp } = ctx;
     const tag = cp.addons.nvcfUi.openbaoMigrations.image.tag || "0.16.2";
-    const svc = (name: string, ns: string, port: number, path: string) => `${name}.${ns}.svc.cluster.local:${port}${path}`;
-    const when = (on: boolean, ...c: Component[]) => (on ? c : []);
-    const components: Component[] = [
-        { name: "api", namespace: "nvcf", endpoints: [svc("api", "nvcf", 8080, "/health")] },
-        { name: "nvct-api", namespace: "nvcf", endpoints: [svc("nvct-api", "nvcf", 8080, "/health")] },
-        { name: "notary-service", namespace: "nvcf", endpoints: ["notary.nvcf.svc.cluster.local:8080/health"] },
-        { name: "grpc-proxy", namespace: "nvcf", endpoints: [svc("grpc", "nvcf", 10081, "/health")] },
-        ...when(cp.rateLimiter.enabled, {
-            name: "ratelimiter",
-            namespace: "nvcf",
-            endpoints: ["ratelimiter.nvcf.svc.cluster.local:8080/health"],
-        }),
-        ...when(
-            cp.addons.llm.enabled,
-            {
-                name: "llm-api-gateway",
-                namespace: "nvcf",
-                endpoints: [svc("llm-api-gateway", "nvcf", 8080, "/healthz"), svc("llm-api-gateway", "nvcf", 8080, "/readyz")],
-            },
-            {
-                name: "llm-request-router",
-                namespace: "nvcf",
-                endpoints: [
-                    "llm-request-router-headless.nvcf.svc.cluster.local:8000/healthz",
-                    "llm-request-router-headless.nvcf.svc.cluster.local:8000/readyz",
-                ],
-            },
-        ),
-        { name: "reval", namespace: "nvcf", endpoints: ["reval.nvcf.svc.cluster.local:8082/healthz"] },
-        { name: "invocation-service", namespace: "nvcf", endpoints: [svc("invocation", "nvcf", 8080, "/health")] },
-        ...when(cp.addons.vanityGateway.enabled, {
-            name: "vanity-gateway",
-            namespace: "nvcf",
-            endpoints: [svc("vanity-gateway", "nvcf", 8080, "/health")],
-        }),
-        { name: "sis", namespace: "sis", endpoints: [svc("api", "sis", 8080, "/health")] },
-        { name: "ess-api", namespace: "ess", endpoints: [svc("ess-api", "ess", 8080, "/health")] },
-        { name: "api-keys", namespace: "api-keys", endpoints: [svc("api-keys", "api-keys", 8080, "/health")] },
-        // 1.1.0: the health list drops the proxy when it is disabled.
-        ...when(cp.adminIssuerProxy.enabled, {
-            name: "admin-issuer-proxy",
-            namespace: "api-keys",
-            endpoints: ["admin-token-issuer-proxy.api-keys.svc.cluster.local:8080/healthz"],
-        }),
-        {
-            name: "nats-auth-callout-service",
-            namespace: "nats-system",
-            endpoints: ["nvcf-nats-auth-callout-service.nats-system.svc.cluster.local:8080/health"],
-        },
-        ...when(cp.nats.enabled, {
-            name: "nats",
-            namespace: "nats-system",
-            endpoints: ["nats-headless.nats-system.svc.cluster.local:8222/healthz?js-server-only"],
-        }),
-        ...when(cp.openbao.enabled, {
-            name: "openbao-server",
-            namespace: "vault-system",
-            endpoints: ["openbao-server.vault-system.svc.cluster.local:8200/v1/sys/health?standbyok=true"],
-            k8s_workloads: [{ name: "openbao-server-agent-injector", type: "deployment" }],
-        }),
-        ...when(cp.cassandra.enabled, {
-            name: "cassandra",
-            namespace: "cassandra-system",
-            k8s_workloads: [{ name: "cassandra", type: "statefulset" }],
-        }),
-        ...when(cp.certManager.enabled, {
-            name: "cert-manager",
-            namespace: "cert-manager",
-            k8s_workloads: ["cert-manager", "cert-manager-cainjector", "cert-manager-webhook"].map((name) => ({
-                name,
-                type: "deployment",
-            })),
-        }),
-        ...when(cp.ingress.gatewayApi.enabled, {
-            name: "envoy-gateway",
-            namespace: "envoy-gateway-system",
-            k8s_workloads: [{ name: "envoy-gateway", type: "deployment" }],
-        }),
-    ];
     return {
         nvcfUi: {
             fullnameOverride: "nvcf-ui",
             image: { repository: `${cp.global.image.registry}/${cp.global.image.repository}/nvcf-ui` },
             ...pullSecrets(ctx),
             config: {
-                nvcfUrl: "api.nvcf.svc.cluster.local:8080",
-                nvctUrl: "nvct-api.nvcf.svc.cluster.local:8080",
-                sisUrl: "api.sis.svc.cluster.local:8080",
+                nvcfUrl: ctx.address("api"),
+                nvctUrl: ctx.address("nvct-api"),
+                sisUrl: ctx.address("sis"),
             },
             openbaoMigrations: { image: { ...image(cp, "nvcf-openbao-migrations"), tag } },
-            controlPlane: { components },
+            controlPlane: { components: uiComponents(ctx) },
             ...placement(cp, "controlplane"),
         },
     };

@@ -27,13 +27,13 @@ export function cassandraValues(ctx: ValuesContext): Values {
             },
             initialization: { image: image(cp, "alpine-k8s") },
             image: { ...image(cp, "cassandra"), ...defined({ tag: c.image.tag }) },
-            // Gotcha 8: the service-role password must equal DEFAULT_CASSANDRA_PASSWORD; both are write-once.
+            // The service-role password must equal DEFAULT_CASSANDRA_PASSWORD; both are write-once.
             serviceRolePassword: ctx.secrets.cassandraPassword,
         },
     };
 }
 
-/** Release `cert-manager`, key `cert-manager`: full-path image repositories (gotcha 6). */
+/** Release `cert-manager`, key `cert-manager`: full-path image repositories: the chart does not join registry and repository. */
 export function certManagerValues(ctx: ValuesContext): Values {
     const { registry, repository } = ctx.cp.global.image;
     const full = (component: string) => ({ image: { repository: `${registry}/${repository}/cert-manager-${component}` } });
@@ -69,11 +69,11 @@ export function openbaoValues(ctx: ValuesContext): Values {
                 image: { ...image(cp, "nvcf-openbao-migrations"), ...defined({ tag: migrationImage.tag }) },
                 ...migrations,
                 [ADMIN_ISSUER_MIGRATION_KEY]: { enabled: cp.adminIssuerProxy.enabled },
-                // Gotcha 7: Helm replaces lists whole, so all three entries are always set together.
+                // Helm replaces lists whole, so all three entries are always set together.
                 env: [
                     { name: "DEFAULT_CASSANDRA_PASSWORD", value: ctx.secrets.cassandraPassword },
                     { name: "NVCF_API_SIDECARS_IMAGE_PULL_SECRET", value: ctx.secrets.sidecarCredential },
-                    // Gotcha 9: ADMIN_CLIENT_ID must stay ncp, the account bootstrap's adminClientId.
+                    // ADMIN_CLIENT_ID must stay ncp, the account bootstrap's adminClientId.
                     { name: "ADMIN_CLIENT_ID", value: "ncp" },
                 ],
             },
@@ -109,7 +109,7 @@ function appendNvcfUiNamespace(webhook: { namespaceSelector?: { matchExpressions
     }
 }
 
-/** Release `nats`, key `nats`: pull secrets by name only (gotcha 6). */
+/** Release `nats`, key `nats`: pull secrets by name only (`pullSecretNames`), the one form this chart reads. */
 export function natsValues(ctx: ValuesContext): Values {
     const { cp } = ctx;
     const n = cp.nats;
@@ -139,16 +139,17 @@ export function natsValues(ctx: ValuesContext): Values {
 
 /** Release `nvcf-pki` (managed issuer only): 01-dependencies' inline values, no global. */
 export function nvcfPkiValues(ctx: ValuesContext): Values {
+    const openbao = `http://${ctx.address("openbao-server")}`;
     return {
         clusterIssuer: {
             enabled: true,
             name: ctx.cp.addons.llm.pki.issuerName,
-            server: OPENBAO_URL,
+            server: openbao,
             path: "services/all/pki/nvcf-service-issuing/sign/nvcf-service-server",
             auth: {
                 mountPath: "/v1/auth/jwt",
                 role: "cert-manager",
-                serviceAccount: { name: "cert-manager", audience: OPENBAO_URL },
+                serviceAccount: { name: "cert-manager", audience: openbao },
             },
         },
     };

@@ -34,7 +34,7 @@ export function otelCollectorValues(ctx: ValuesContext): Values {
     const c = cp.collector;
     const remoteWrite =
         cp.metricsBackend.mode === "install"
-            ? `http://vmsingle.${cp.observability.namespace}.svc.cluster.local:8428/api/v1/write`
+            ? `http://${ctx.address("victoria-metrics")}/api/v1/write`
             : cp.metricsBackend.remoteWriteEndpoint;
     const config = structuredClone(c.config) as { exporters?: Record<string, Record<string, unknown>> };
     config.exporters = {

@@ -5,8 +5,6 @@ import { functionAutoscalerEnabled } from "../../../config/validate";
 import type { Values, ValuesContext } from "./context";
 import { defined, image, nonEmpty, otlpEndpoint, pdb, placement, pullSecrets, springTracingEnv } from "./common";
 
-const RATE_LIMITER = "http://ratelimiter.nvcf.svc.cluster.local:7777";
-
 /** The parts every service chart gets: name override, pull secrets, image, placement. */
 function service(ctx: ValuesContext, fullnameOverride: string, imageName: string): Values {
     return {
@@ -78,8 +76,8 @@ export function apiValues(ctx: ValuesContext): Values {
 }
 
 /**
- * The secrets file's registry credentials for the default account: a raw docker auth string
- * (gotcha 9), and no MODEL/RESOURCE entry, which the bootstrap drops anyway.
+ * The secrets file's registry credentials for the default account: a raw docker auth string,
+ * base64("$oauthtoken:<key>"), and no MODEL/RESOURCE entry, which the bootstrap drops anyway.
  */
 function accountRegistryCredentials(ctx: ValuesContext): Values[] {
     const credential = ctx.secrets.accountCredential;
@@ -113,7 +111,7 @@ export function invocationValues(ctx: ValuesContext): Values {
                           SERVER__TRACING__ENDPOINT_PORT: t.collectorPort,
                       }
                     : { SERVER__ENVFILTER_DIRECTIVE: "otel::tracing=off,otel=off,server=trace,info" }),
-                ...(cp.rateLimiter.enabled ? { RATE_LIMIT_ENABLED: "true", RATE_LIMIT_ADDRESS: RATE_LIMITER } : {}),
+                ...(cp.rateLimiter.enabled ? { RATE_LIMIT_ENABLED: "true", RATE_LIMIT_ADDRESS: `http://${ctx.address("ratelimiter")}` } : {}),
                 WORKER_STREAM_PROPERTIES__SELF_ADDRESS: cp.global.workerEndpoints.invocationServiceURL,
             }),
             ...(i.tracing.baggageAttributeAllowlist
@@ -125,7 +123,7 @@ export function invocationValues(ctx: ValuesContext): Values {
     };
 }
 
-/** Release `nvct-api`, key `nvctApi`: no node selector (gotcha 6). */
+/** Release `nvct-api`, key `nvctApi`: no node selector, as the bundle gives this chart none. */
 export function nvctApiValues(ctx: ValuesContext): Values {
     const { cp } = ctx;
     const n = cp.nvctApi;
@@ -166,7 +164,7 @@ export function grpcProxyValues(ctx: ValuesContext): Values {
                 ...(t.enabled ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint(cp) } : { TRACING: "none" }),
                 NVCF_FQDN_GRPC: g.nvcfGrpcServiceURL || w.nvcfGrpcServiceURL,
                 NATS_FQDN: w.nvcfNatsServiceURL,
-                ...(cp.rateLimiter.enabled ? { RATE_LIMIT_ENABLED: "true", RATE_LIMIT_ADDR: RATE_LIMITER } : {}),
+                ...(cp.rateLimiter.enabled ? { RATE_LIMIT_ENABLED: "true", RATE_LIMIT_ADDR: `http://${ctx.address("ratelimiter")}` } : {}),
             }),
             ...pdb(g),
             ...nonEmpty("podAnnotations", g.podAnnotations),
@@ -174,7 +172,7 @@ export function grpcProxyValues(ctx: ValuesContext): Values {
     };
 }
 
-/** Release `ratelimiter`, key `rateLimiter`: bare repository, no `all` fallback, no tolerations (gotcha 6). */
+/** Release `ratelimiter`, key `rateLimiter`: bare repository, no `all` fallback, no tolerations: this chart's own shapes in the bundle. */
 export function rateLimiterValues(ctx: ValuesContext): Values {
     const { cp } = ctx;
     const sel = cp.global.nodeSelectors;
@@ -272,7 +270,7 @@ export function workerAuthChecksum(cp: ControlPlaneConfig): string {
     return createHash("sha256").update(`${mode}\n${url}`).digest("hex");
 }
 
-/** Release `nats-auth-callout-service`, key `natsAuthCalloutService` plus top-level `imagePullSecrets` (gotcha 6). */
+/** Release `nats-auth-callout-service`, key `natsAuthCalloutService` plus top-level `imagePullSecrets`, where this chart reads them. */
 export function natsAuthCalloutValues(ctx: ValuesContext): Values {
     const { cp } = ctx;
     const n = cp.natsAuthCalloutService;
@@ -308,7 +306,7 @@ export function functionAutoscalerValues(ctx: ValuesContext): Values {
     const mb = cp.metricsBackend;
     const promql =
         mb.mode === "install"
-            ? `http://vmsingle.${cp.observability.namespace}.svc.cluster.local:8428`
+            ? `http://${ctx.address("victoria-metrics")}`
             : mb.promqlEndpoint;
     return {
         functionautoscaler: {

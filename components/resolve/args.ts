@@ -1,0 +1,65 @@
+import type * as pulumi from "@pulumi/pulumi";
+import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
+import type { Settings } from "../../config/load";
+import type { AwsProviders } from "../aws/providers";
+import type { ComputePlaneArgs } from "../compute-plane/compute-plane";
+import type { ControlPlaneArgs } from "../control-plane/control-plane";
+import type { StackClusters } from "./clusters";
+import { resolveRegistry } from "./registry";
+
+/** The control plane's inputs, from the settings and its resolved cluster. */
+export function controlPlaneArgs(settings: Settings, clusters: StackClusters, aws: AwsProviders): ControlPlaneArgs {
+    const cp = settings.controlPlane;
+    const { secrets } = settings;
+    return {
+        environment: cp,
+        releaseOverrides: settings.releases,
+        cluster: clusters.controlPlane,
+        registry: resolveRegistry(settings, aws, {
+            imageRegistry: cp.global.image.registry,
+            imagePullSecrets: cp.global.imagePullSecrets,
+            chartSources: cp.global.helm.sources,
+        }),
+        accountRegistries: settings.registry.account,
+        secrets: {
+            ...(secrets.ngcApiKey ? { ngcApiKey: secrets.ngcApiKey } : {}),
+            ...(secrets.cassandraPassword ? { cassandraPassword: secrets.cassandraPassword } : {}),
+            ...(secrets.sidecarRegistryKey ? { sidecarRegistryKey: secrets.sidecarRegistryKey } : {}),
+            ...(secrets.accountRegistryKey ? { accountRegistryKey: secrets.accountRegistryKey } : {}),
+        },
+        openbao: { access: settings.openbaoAccess, tokenInConfig: secrets.openbaoToken !== undefined },
+    };
+}
+
+/** One compute plane's inputs: its own image and chart sources where set, else the control plane's. */
+export function computePlaneArgs(
+    settings: Settings,
+    plane: ComputePlaneConfig,
+    clusters: StackClusters,
+    aws: AwsProviders,
+    controlPlane: pulumi.Resource,
+): ComputePlaneArgs {
+    const cp = settings.controlPlane;
+    const image = {
+        registry: plane.image.registry ?? cp.global.image.registry,
+        repository: plane.image.repository ?? cp.global.image.repository,
+    };
+    const cluster = clusters.computePlanes.get(plane.clusterName);
+    if (!cluster) throw new Error(`compute plane ${plane.clusterName} was not resolved`);
+    return {
+        plane,
+        cluster,
+        registry: resolveRegistry(settings, aws, {
+            imageRegistry: image.registry,
+            imagePullSecrets: plane.imagePullSecrets,
+            chartSources: { ...cp.global.helm.sources, ...definedOnly(plane.helmSources) },
+        }),
+        image,
+        domain: cp.global.domain,
+        controlPlane,
+    };
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

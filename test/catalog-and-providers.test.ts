@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { CATALOG, OPENBAO, serviceAddress } from "../components/control-plane/catalog";
+import { UI_COMPONENTS } from "../components/control-plane/values/addons";
+import { changedInputs, secretConfig } from "../components/providers/base";
+import { controlPlaneSchema } from "../config/schema";
+
+const cp = controlPlaneSchema.parse({ observability: { namespace: "metrics" } });
+
+describe("in-cluster endpoints come from the catalog", () => {
+    test("a release's Service address uses its namespace, Service name and port", () => {
+        assert.equal(serviceAddress(OPENBAO.release, cp), "openbao-server.vault-system.svc.cluster.local:8200");
+        assert.equal(serviceAddress("victoria-metrics", cp), "vmsingle.metrics.svc.cluster.local:8428");
+        assert.equal(serviceAddress("sis", cp), "api.sis.svc.cluster.local:8080");
+    });
+    test("a release without a Service, or an unknown one, is a programming error", () => {
+        assert.throws(() => serviceAddress("cassandra", cp), /release cassandra has no Service in the catalog/);
+        assert.throws(() => serviceAddress("no-such-release", cp), /no release no-such-release in the catalog/);
+    });
+    test("the UI's health list and the catalog's health checks name the same releases", () => {
+        const withHealth = CATALOG.filter((e) => e.health).map((e) => e.name);
+        assert.deepEqual([...UI_COMPONENTS].sort(), withHealth.sort());
+    });
+    test("every entry has the one entry form: all fields given, no positional helper", () => {
+        for (const entry of CATALOG) {
+            for (const key of ["name", "namespace", "chart", "version", "source", "phase", "needs", "enabled", "values"] as const) {
+                assert.notEqual(entry[key], undefined, `${entry.name}.${key}`);
+            }
+        }
+    });
+});
+
+describe("the dynamic providers' shared base", () => {
+    test("changed inputs ignore the engine's __provider and compare values, not identity", () => {
+        const olds = { a: 1, b: { c: [1, 2] }, __provider: "old code" };
+        assert.deepEqual(changedInputs(olds, { a: 1, b: { c: [1, 2] }, __provider: "new code" }), []);
+        assert.deepEqual(changedInputs(olds, { a: 2, b: { c: [1, 2] }, __provider: "old code" }), ["a"]);
+        assert.deepEqual(changedInputs({ a: 1 }, { a: 1, d: "new" }), ["d"]);
+    });
+    test("a secret is read under the project's namespace; empty counts as unset", () => {
+        const req = (config: Record<string, string>) => ({ config: new Map(Object.entries(config)) }) as never;
+        assert.equal(secretConfig(req({ "nvcf-self-managed:openbaoToken": "t" }), "openbaoToken"), "t");
+        assert.equal(secretConfig(req({ "nvcf-self-managed:openbaoToken": "" }), "openbaoToken"), undefined);
+        assert.equal(secretConfig(req({ "other:openbaoToken": "t" }), "openbaoToken"), undefined);
+    });
+});
