@@ -11,7 +11,7 @@ import { section, toleration } from "./schema";
 const rfc1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const url = (protocols: RegExp) => z.url({ protocol: protocols }).optional();
 
-/** Pull secret names the NVCA mirror reserves for itself (gotcha 9). */
+/** Pull secret names the NVCA mirror reserves for itself: a user's pull secret must not take one. */
 export const RESERVED_PULL_SECRET_NAMES = [
     "nvca-image-pull-secret",
     "ngc-service-api-key",

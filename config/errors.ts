@@ -74,9 +74,9 @@ function allowedFor(issue: z.core.$ZodIssue): string | undefined {
     }
 }
 
-/** Turns zod's issues into problems that name the stack-config key. */
-export function problemsFromZod(root: string, error: z.ZodError, raw: unknown): ConfigProblem[] {
-    return error.issues.flatMap((issue): ConfigProblem[] => {
+/** Turns zod's issues into problems that name the stack-config key: paths start at `root`, whose value is `raw`. */
+export function problemsFromIssues(root: string, issues: readonly z.core.$ZodIssue[], raw: unknown): ConfigProblem[] {
+    return issues.flatMap((issue): ConfigProblem[] => {
         if (issue.code === "unrecognized_keys") {
             return issue.keys.map((k) => ({
                 key: keyPath(root, [...issue.path, k]),

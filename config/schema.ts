@@ -244,7 +244,7 @@ export const controlPlaneSchema = z.strictObject({
     }),
 
     accounts: section({
-        // Gotcha 10: the bundle turns 0 into its default silently; here 0 is an error.
+        // The bundle silently turns an accounts.limits value of 0 into its default; here 0 is an error.
         limits: section({
             maxFunctions: accountLimit("maxFunctions", 50),
             maxTasks: accountLimit("maxTasks", 50),
@@ -421,7 +421,7 @@ export const controlPlaneSchema = z.strictObject({
     invocation: section({
         podAnnotations,
         podDisruptionBudget: servicePdb(),
-        // base.yaml's invocation.env is dead config (gotcha 20); accepted so env files carry over.
+        // base.yaml's invocation.env is dead config (global.yaml.gotmpl never reads it); accepted so env files carry over.
         env: z.record(z.string(), z.string()).optional(),
         tracing: section({ baggageAttributeAllowlist: z.array(z.string()).optional() }),
     }),

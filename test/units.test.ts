@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { mergeValues } from "../components/control-plane/merge";
-import { validRouterAddress } from "../config/validate";
+import { validRouterAddress } from "../config/router-address";
 import { CATALOG, PHASES } from "../components/control-plane/catalog";
 import { installOrder, releaseDependencies } from "../components/control-plane/ordering";
 

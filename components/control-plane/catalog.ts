@@ -1,5 +1,5 @@
 import type { ControlPlaneConfig } from "../../config/schema";
-import { functionAutoscalerEnabled, managedIssuer } from "../../config/validate";
+import { functionAutoscalerEnabled, managedIssuer } from "../../config/derived-facts";
 import type { Values, ValuesContext } from "./values/context";
 import { certManagerValues, cassandraValues, natsValues, nvcfPkiValues, openbaoValues } from "./values/dependencies";
 import {

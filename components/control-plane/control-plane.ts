@@ -1,7 +1,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig, ReleaseOverride } from "../../config/schema";
-import type { Settings } from "../../config/load";
+import type { Settings } from "../../config/settings";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { PullSecrets } from "../kubernetes/pull-secrets";
 import { helmRelease } from "../kubernetes/helm-release";

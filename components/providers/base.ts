@@ -1,5 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { SecretKey } from "../../config/load";
+import type { SecretKey } from "../../config/keys";
 import { PROJECT } from "../../config/project";
 
 /**

@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
-import type { Settings } from "../../config/load";
+import type { Settings } from "../../config/settings";
 import type { AwsProviders } from "../aws/providers";
 import type { ComputePlaneArgs } from "../compute-plane/compute-plane";
 import type { ControlPlaneArgs } from "../control-plane/control-plane";

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
-import type { Settings } from "../../config/load";
+import type { Settings } from "../../config/settings";
 import { eksCluster, type EksCluster } from "../aws/eks";
 import type { AwsProviders } from "../aws/providers";
 import type { ClusterAccess } from "../kubernetes/provider";

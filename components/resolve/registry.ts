@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { ecrRegistry } from "../../config/aws-schema";
-import type { Settings } from "../../config/load";
+import type { Settings } from "../../config/settings";
 import { ecrChartCredentials } from "../aws/ecr";
 import type { AwsProviders } from "../aws/providers";
 import { chartCredentials, type ChartCredentials, type HelmSources } from "../kubernetes/chart-source";

@@ -1,4 +1,4 @@
-import { managedIssuer } from "../../../config/validate";
+import { managedIssuer } from "../../../config/derived-facts";
 import type { Values, ValuesContext } from "./context";
 import { defined, image, nonEmpty, otlpEndpoint, pdb, placement, pullSecrets } from "./common";
 

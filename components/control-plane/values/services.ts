@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ControlPlaneConfig } from "../../../config/schema";
 import { RESERVED_ANNOTATION_PREFIX } from "../../../config/schema";
-import { functionAutoscalerEnabled } from "../../../config/validate";
+import { functionAutoscalerEnabled } from "../../../config/derived-facts";
 import type { Values, ValuesContext } from "./context";
 import { defined, image, nonEmpty, otlpEndpoint, pdb, placement, pullSecrets, springTracingEnv } from "./common";
 

@@ -1,15 +1,47 @@
-import { isIPv4, isIPv6 } from "node:net";
 import type { ControlPlaneConfig } from "./schema";
-import type { ConfigProblem } from "./errors";
-
-type Problem = Omit<ConfigProblem, "key"> & { path: string };
+import { ConfigProblem, keyPath } from "./errors";
+import { PROJECT, SecretKey } from "./keys";
+import type { Settings } from "./settings";
+import { RESERVED_PULL_SECRET_NAMES } from "./compute-plane-schema";
+import { ecrRegistry } from "./aws-schema";
+import { adminIssuerRouteOn, functionAutoscalerEnabled, managedIssuer } from "./derived-facts";
+import { validRouterAddress } from "./router-address";
 
 /**
- * The rules that span several keys: the render-time `fail`s and `required`s of NVIDIA's
- * `global.yaml.gotmpl` and helmfiles, and the runbooks' "must"s. Paths are relative to
- * `controlPlane`. Returns every problem, so a user fixes them all in one pass.
+ * Every rule that spans several keys: the render-time `fail`s and `required`s of NVIDIA's
+ * `global.yaml.gotmpl` and helmfiles, the runbooks' "must"s, and what this program needs to
+ * reach its clusters and registries. Each check returns every problem, so a user fixes them
+ * all in one pass.
  */
-export function crossFieldProblems(cp: ControlPlaneConfig): Problem[] {
+
+/** Problems of settings whose keys each parsed, in a stable order. */
+export function crossKeyProblems(settings: Settings, releaseNames: readonly string[]): ConfigProblem[] {
+    return [
+        ...controlPlaneProblems(settings.controlPlane).map(({ path, ...rest }) => ({
+            ...rest,
+            key: `${PROJECT}:controlPlane.${path}`,
+        })),
+        ...releaseOverrideProblems(settings, releaseNames),
+        ...secretProblems(settings),
+        ...computePlaneProblems(settings),
+    ];
+}
+
+/**
+ * Secret keys set without `--secret`. The secret keys are not declared in Pulumi.yaml (the
+ * CLI would make them required), so the CLI's own refusal of a plain-text secret is done here.
+ */
+export function plaintextSecretProblems(keys: readonly SecretKey[]): ConfigProblem[] {
+    return keys.map((key) => ({
+        key: `${PROJECT}:${key}`,
+        message: `is stored in plain text in the stack file: set it again with \`pulumi config set --secret ${key}\``,
+    }));
+}
+
+/** A problem under `controlPlane`, by its path relative to it. */
+type Problem = Omit<ConfigProblem, "key"> & { path: string };
+
+function controlPlaneProblems(cp: ControlPlaneConfig): Problem[] {
     return [
         ...placeholderProblems(cp),
         ...natsProblems(cp),
@@ -62,7 +94,7 @@ function natsProblems(cp: ControlPlaneConfig): Problem[] {
             allowed: "the NVCF API's webhook URL, e.g. http://api.nvcf.svc.cluster.local:8080/v2/nvcf/webhook/nats-auth",
         });
     }
-    // Gotcha 14: the OpenBao migrations copy the NATS nkeys; without NATS they fail.
+    // openbao-server's migrations copy the nats release's nkey Secrets; without NATS they fail.
     if (cp.openbao.enabled && !cp.nats.enabled) {
         problems.push({
             path: "nats.enabled",
@@ -97,9 +129,8 @@ function gatewayProblems(cp: ControlPlaneConfig): Problem[] {
             problems.push({ path, message: `is required ${why}`, given: value, allowed: "a non-empty name" });
         }
     };
-    // Gotcha 5: global.yaml.gotmpl requires the gateway names for every release it renders.
-    const adminRoute = cp.adminIssuerProxy.enabled && cp.adminIssuerProxy.gateway.enabled;
-    if (gw.enabled || adminRoute) {
+    // global.yaml.gotmpl is rendered for every release and requires the gateway names and namespaces.
+    if (gw.enabled || adminIssuerRouteOn(cp)) {
         const why = gw.enabled ? "when ingress.gatewayApi.enabled is true" : "for the admin issuer proxy's route";
         required("ingress.gatewayApi.gateways.shared.name", gw.gateways.shared.name, why);
         required("ingress.gatewayApi.gateways.shared.namespace", gw.gateways.shared.namespace, why);
@@ -108,7 +139,7 @@ function gatewayProblems(cp: ControlPlaneConfig): Problem[] {
         const why = "when ingress.gatewayApi.enabled is true";
         required("ingress.gatewayApi.gateways.grpc.name", gw.gateways.grpc.name, why);
         required("ingress.gatewayApi.gateways.grpc.namespace", gw.gateways.grpc.namespace, why);
-        // Gotcha 18: the ingress release installs into the Envoy Gateway controller's namespace.
+        // The ingress release installs into the Envoy Gateway controller's namespace, so it is required.
         required("ingress.gatewayApi.controllerNamespace", gw.controllerNamespace, why);
     }
     if (gw.enabled && gw.routes.nats.enabled) {
@@ -117,10 +148,6 @@ function gatewayProblems(cp: ControlPlaneConfig): Problem[] {
         required("ingress.gatewayApi.gateways.nats.namespace", gw.gateways.nats.namespace, why);
     }
     return problems;
-}
-
-export function functionAutoscalerEnabled(cp: ControlPlaneConfig): boolean {
-    return cp.observability.profile === "control" || cp.observability.profile === "all";
 }
 
 function observabilityProblems(cp: ControlPlaneConfig): Problem[] {
@@ -194,34 +221,6 @@ function pdbProblems(cp: ControlPlaneConfig): Problem[] {
         ];
     }
     return [];
-}
-
-const DNS_ADDRESS = /^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?))*:[0-9]{1,5}$/;
-const BRACKETED_IPV6 = /^\[([0-9A-Fa-f:.]+)\]:([0-9]{1,5})$/;
-
-/** The router address check of global.yaml.gotmpl: DNS-or-IPv4:port or [IPv6]:port, port 1-65535. */
-export function validRouterAddress(address: string): boolean {
-    const v6 = BRACKETED_IPV6.exec(address);
-    if (v6) return isIPv6(v6[1]) && portInRange(v6[2]);
-    if (!DNS_ADDRESS.test(address)) return false;
-    const host = address.slice(0, address.lastIndexOf(":"));
-    if (/^[0-9.]+$/.test(host) && !isIPv4(host)) return false;
-    return portInRange(address.slice(address.lastIndexOf(":") + 1));
-}
-
-function portInRange(port: string): boolean {
-    const n = Number(port);
-    return Number.isInteger(n) && n >= 1 && n <= 65535;
-}
-
-/** True when the stack installs nvcf-pki and its ClusterIssuer (01-dependencies' managed issuer). */
-export function managedIssuer(cp: ControlPlaneConfig): boolean {
-    const llm = cp.addons.llm;
-    if (!llm.enabled || !llm.pki.enabled || llm.pki.mode !== "certManager") return false;
-    return (
-        llm.pki.clusterIssuer?.enabled ??
-        (llm.pki.issuerKind === "ClusterIssuer" && llm.pki.issuerName === "nvcf-openbao-pki")
-    );
 }
 
 function llmProblems(cp: ControlPlaneConfig): Problem[] {
@@ -334,4 +333,102 @@ function compareVersions(a: string, b: string): number {
         if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
     }
     return 0;
+}
+
+function releaseOverrideProblems(settings: Settings, releaseNames: readonly string[]): ConfigProblem[] {
+    return Object.keys(settings.releases)
+        .filter((name) => !releaseNames.includes(name))
+        .map((name) => ({
+            key: keyPath(`${PROJECT}:releases`, [name]),
+            message: "unknown release",
+            given: name,
+            allowed: releaseNames.join(", "),
+        }));
+}
+
+function secretProblems(settings: Settings): ConfigProblem[] {
+    const problems: ConfigProblem[] = [];
+    if (settings.cluster.eks && (settings.cluster.context || settings.secrets.kubeconfig)) {
+        problems.push({
+            key: `${PROJECT}:cluster.eks`,
+            message: "an EKS cluster is reached through its name alone: set no context and no kubeconfig secret",
+        });
+    }
+    const has = (key: SecretKey) => settings.secrets[key] !== undefined;
+    const ecrImages = ecrRegistry(settings.controlPlane.global.image.registry) !== undefined;
+    if (settings.registry.pullSecret.enabled && !ecrImages && !has("ngcApiKey")) {
+        problems.push({
+            key: `${PROJECT}:ngcApiKey`,
+            message:
+                "is required for the image pull secrets (set it with `pulumi config set --secret ngcApiKey <key>`), " +
+                "or set registry.pullSecret.enabled: false when nodes pull with their own identity",
+        });
+    }
+    const sources = settings.controlPlane.global.helm.sources;
+    const ngcCharts = !sources.url && !sources.path && sources.registry === "nvcr.io";
+    if (ngcCharts && !has("ngcApiKey") && !has("chartRegistryPassword")) {
+        problems.push({
+            key: `${PROJECT}:ngcApiKey`,
+            message: "is required to pull the charts from nvcr.io (or set chartRegistryPassword)",
+        });
+    }
+    return problems;
+}
+
+function computePlaneProblems(settings: Settings): ConfigProblem[] {
+    const problems: ConfigProblem[] = [];
+    const pullSecret = settings.registry.pullSecret.name;
+    if (settings.computePlanes.length > 0 && (RESERVED_PULL_SECRET_NAMES as readonly string[]).includes(pullSecret)) {
+        problems.push({
+            key: `${PROJECT}:registry.pullSecret.name`,
+            message: "the NVCA mirror reserves this pull secret name",
+            given: pullSecret,
+            allowed: "e.g. nvcr-pull-secret",
+        });
+    }
+    if (settings.computePlanes.length > 0 && !adminIssuerRouteOn(settings.controlPlane) && !settings.secrets.nvcfAdminToken) {
+        problems.push({
+            key: `${PROJECT}:nvcfAdminToken`,
+            message:
+                "is required to register GPU clusters when the admin issuer proxy's route is off: " +
+                "set a token with the cluster-management scope from your identity provider " +
+                "(`pulumi config set --secret nvcfAdminToken <token>`)",
+        });
+    }
+    settings.computePlanes.forEach((plane, i) => {
+        const key = (path: string) => `${PROJECT}:computePlanes[${i}].${path}`;
+        const hasKubeconfig = settings.computePlaneKubeconfigNames.includes(plane.clusterName);
+        if (plane.cluster.eks && (plane.cluster.sameAsControlPlane || plane.cluster.context || hasKubeconfig)) {
+            problems.push({
+                key: key("cluster.eks"),
+                message: "an EKS cluster is reached through its name alone: no sameAsControlPlane, context or kubeconfig",
+            });
+        }
+        if (plane.cluster.sameAsControlPlane && (plane.cluster.context || hasKubeconfig)) {
+            problems.push({
+                key: key("cluster.sameAsControlPlane"),
+                message: "a compute plane on the control plane's cluster takes no context or kubeconfig of its own",
+                given: true,
+            });
+        }
+        if (!plane.cluster.sameAsControlPlane && !plane.cluster.context && !hasKubeconfig && !plane.cluster.eks) {
+            // Never the ambient context: it may be another cluster, whose issuer and JWKS would be registered.
+            problems.push({
+                key: key("cluster"),
+                message: `says nothing about how to reach the GPU cluster ${plane.clusterName}`,
+                allowed:
+                    "sameAsControlPlane: true, a context, eks: {name, region}, or a kubeconfig under computePlaneKubeconfigs." +
+                    plane.clusterName,
+            });
+        }
+        if (plane.featureGates.includes("KAIScheduler") && !plane.kaiSchedulerInstalled) {
+            problems.push({
+                key: key("featureGates"),
+                message: "the KAIScheduler gate keeps NVCA unhealthy on a cluster without the KAI scheduler",
+                given: "KAIScheduler",
+                allowed: "set kaiSchedulerInstalled: true once the KAI scheduler runs there",
+            });
+        }
+    });
+    return problems;
 }

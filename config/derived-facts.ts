@@ -1,0 +1,26 @@
+import type { ControlPlaneConfig } from "./schema";
+
+/**
+ * Facts derived from several settings, which the catalog, the values builders and the rules
+ * share: whether a release is on, which issuer the stack manages.
+ */
+
+/** True when the observability profile installs function-autoscaler (control or all). */
+export function functionAutoscalerEnabled(cp: ControlPlaneConfig): boolean {
+    return cp.observability.profile === "control" || cp.observability.profile === "all";
+}
+
+/** True when the stack installs nvcf-pki and its ClusterIssuer (01-dependencies' managed issuer). */
+export function managedIssuer(cp: ControlPlaneConfig): boolean {
+    const llm = cp.addons.llm;
+    if (!llm.enabled || !llm.pki.enabled || llm.pki.mode !== "certManager") return false;
+    return (
+        llm.pki.clusterIssuer?.enabled ??
+        (llm.pki.issuerKind === "ClusterIssuer" && llm.pki.issuerName === "nvcf-openbao-pki")
+    );
+}
+
+/** True when the admin issuer proxy runs and its route on the shared Gateway is on. */
+export function adminIssuerRouteOn(cp: ControlPlaneConfig): boolean {
+    return cp.adminIssuerProxy.enabled && cp.adminIssuerProxy.gateway.enabled;
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { clusterSchema, controlPlaneSchema, openbaoAccessSchema, registrySchema, releaseOverrideSchema } from "./schema";
+import { computePlanesSchema } from "./compute-plane-schema";
+import { dnsSchema } from "./aws-schema";
+
+// In a module of its own, so the dynamic providers' serialized code captures a string, not the schemas.
+export { PROJECT } from "./project";
+
+/** The structured (non-secret) keys, each with its schema; a parse gives them in this order. */
+export const structuredSettingsSchema = z.object({
+    controlPlane: controlPlaneSchema,
+    releases: z.record(z.string(), releaseOverrideSchema).default({}),
+    cluster: clusterSchema,
+    registry: registrySchema,
+    computePlanes: computePlanesSchema,
+    openbaoAccess: openbaoAccessSchema,
+    dns: dnsSchema,
+});
+
+/** The structured keys, in the schema's order. */
+export const STRUCTURED_KEYS = structuredSettingsSchema.keyof().options;
+export type StructuredKey = (typeof STRUCTURED_KEYS)[number];
+
+/** Secret keys: read only through getSecret, so they stay Pulumi secrets end to end. */
+export const SECRET_KEYS = [
+    "ngcApiKey",
+    "accountRegistryKey",
+    "sidecarRegistryKey",
+    "chartRegistryPassword",
+    "cassandraPassword",
+    "kubeconfig",
+    "computePlaneKubeconfigs",
+    "nvcfAdminToken",
+    "openbaoToken",
+] as const;
+export type SecretKey = (typeof SECRET_KEYS)[number];

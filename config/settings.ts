@@ -1,0 +1,75 @@
+import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { ConfigError, ConfigProblem, problemsFromIssues } from "./errors";
+import { PROJECT, SECRET_KEYS, SecretKey, STRUCTURED_KEYS, StructuredKey, structuredSettingsSchema } from "./keys";
+import { crossKeyProblems, plaintextSecretProblems } from "./rules";
+
+/** The validated stack config: every structured key as its schema parses it, plus the secrets. */
+export type Settings = Readonly<z.infer<typeof structuredSettingsSchema>> & {
+    /** Clusters with an entry in the `computePlaneKubeconfigs` secret. */
+    readonly computePlaneKubeconfigNames: readonly string[];
+    readonly secrets: Readonly<Partial<Record<SecretKey, pulumi.Output<string>>>>;
+};
+
+/** What the program read from stack config, before parsing. */
+export interface RawConfig {
+    /** Structured values by key (without the project prefix); undefined when unset. */
+    readonly values: Partial<Record<StructuredKey, unknown>>;
+    readonly secrets: Partial<Record<SecretKey, pulumi.Output<string>>>;
+    /** Project keys that this program does not know. */
+    readonly unknownKeys: readonly string[];
+    /** The cluster names in the `computePlaneKubeconfigs` secret (its keys only, never its values). */
+    readonly computePlaneKubeconfigNames?: readonly string[];
+    /** Secret keys that are set, but stored in plain text (set without `--secret`). */
+    readonly plaintextSecretKeys?: readonly SecretKey[];
+}
+
+export interface ParseOptions {
+    /** The release names of the catalog, for `releases` overrides. */
+    readonly releaseNames: readonly string[];
+}
+
+/**
+ * Parses raw stack config into frozen Settings, or throws one ConfigError naming every bad key.
+ * Pure: it reads nothing but its arguments. Cross-key rules run once every key has parsed.
+ */
+export function parseSettings(raw: RawConfig, options: ParseOptions): Settings {
+    const problems: ConfigProblem[] = [
+        ...raw.unknownKeys.map((key) => ({
+            key: `${PROJECT}:${key}`,
+            message: "unknown setting (a typo?)",
+            allowed: [...STRUCTURED_KEYS, ...SECRET_KEYS].map((k) => `${PROJECT}:${k}`).join(", "),
+        })),
+        ...plaintextSecretProblems(raw.plaintextSecretKeys ?? []),
+    ];
+    const parsed = structuredSettingsSchema.safeParse(raw.values, { reportInput: true });
+    if (!parsed.success) {
+        // Each key's issues under its own key, in the keys' order, as if each key parsed alone.
+        for (const key of STRUCTURED_KEYS) {
+            const issues = parsed.error.issues
+                .filter((issue) => issue.path[0] === key)
+                .map((issue) => ({ ...issue, path: issue.path.slice(1) }));
+            problems.push(...problemsFromIssues(`${PROJECT}:${key}`, issues, raw.values[key]));
+        }
+        const elsewhere = parsed.error.issues.filter((issue) => !STRUCTURED_KEYS.some((key) => key === issue.path[0]));
+        problems.push(...problemsFromIssues(PROJECT, elsewhere, raw.values));
+    }
+    if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+
+    const settings: Settings = {
+        ...parsed.data,
+        computePlaneKubeconfigNames: raw.computePlaneKubeconfigNames ?? [],
+        secrets: raw.secrets,
+    };
+    problems.push(...crossKeyProblems(settings, options.releaseNames));
+    if (problems.length > 0) throw new ConfigError(problems);
+    return deepFreeze(settings);
+}
+
+function deepFreeze<T>(value: T): T {
+    if (value && typeof value === "object" && !pulumi.Output.isInstance(value) && !Object.isFrozen(value)) {
+        Object.freeze(value);
+        for (const child of Object.values(value)) deepFreeze(child);
+    }
+    return value;
+}
