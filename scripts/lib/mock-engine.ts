@@ -80,13 +80,23 @@ function execute(
     stack: string,
     root: string,
 ): Promise<ProgramRun & { error?: unknown }> {
-    const key = root === REPO_ROOT ? JSON.stringify([config, [...secretKeys].sort(), stack]) : undefined;
+    const key = root === REPO_ROOT ? runKey(config, secretKeys, stack) : undefined;
     const cached = key === undefined ? undefined : runs.get(key);
     if (cached) return cached;
     const run = running.then(() => withoutSourceMaps(() => executeAlone(config, secretKeys, stack, root)));
     running = run.catch(() => undefined);
     if (key !== undefined) runs.set(key, run);
     return run;
+}
+
+/**
+ * What identifies a run. A stack's config is a map to Pulumi (the engine hands it over without
+ * order), so the top-level keys are sorted: `{ a, b }` and `{ b, a }` are one run. Values keep
+ * their order, as the program sees it in each value's JSON.
+ */
+function runKey(config: StackConfig, secretKeys: readonly string[], stack: string): string {
+    const sorted = Object.keys(config).filter((k) => config[k] !== undefined).sort().map((k) => [k, config[k]]);
+    return JSON.stringify([sorted, [...new Set(secretKeys)].sort(), stack]);
 }
 
 async function executeAlone(
