@@ -5,7 +5,8 @@
  */
 import { performance } from "node:perf_hooks";
 import * as path from "node:path";
-import { devConfig, runProgram } from "../test/support/harness";
+import { devConfig } from "./lib/dev-stack";
+import { runProgram } from "./lib/mock-engine";
 import { formatJson } from "./lib/format-json";
 import { renderStack } from "./lib/render";
 
@@ -22,7 +23,7 @@ async function main() {
     let resources = 0;
     for (let i = 0; i <= runs; i++) {
         const start = performance.now();
-        // A stack name per run: the harness caches runs by their inputs.
+        // A stack name per run: the mock engine caches runs by their inputs.
         const run = await runProgram(config, secretKeys, `bench-${i}`);
         times.push(performance.now() - start);
         resources = run.resources.length;

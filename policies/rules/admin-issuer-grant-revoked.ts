@@ -9,8 +9,9 @@ export const adminIssuerGrantRevoked: StackValidationPolicy = {
     name: "admin-issuer-grant-revoked",
     description:
         "When the stack has no admin-issuer-proxy release, an OpenBao grant revocation resource removes the " +
-        "proxy's JWT role, ACL policy and auth role (NVCF 1.1.0 `adminIssuerProxy.enabled: false`; gotcha 16: " +
-        "migration 10 created them and nothing in NVCF deletes them, so the admin-token grant would stay).",
+        "proxy's JWT role, ACL policy and auth role (NVCF 1.1.0 `adminIssuerProxy.enabled: false`: " +
+        "migration 10 created them, every OpenBao sync recreates them and nothing in NVCF deletes them, so the " +
+        "admin-token grant would stay).",
     enforcementLevel: "mandatory",
     remediationSteps:
         "Keep `adminIssuerProxy.enabled: false` together with the program's grant revocation resource; until " +

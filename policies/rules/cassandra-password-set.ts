@@ -18,7 +18,7 @@ export const cassandraPasswordSet: ResourceValidationPolicy = {
     description:
         "Cassandra's service-role password (`cassandra.serviceRolePassword`) and OpenBao's " +
         "`DEFAULT_CASSANDRA_PASSWORD` are set and are not the chart default `ch@ng3m3` (secrets template; " +
-        "gotcha 8: both are write-once, so a default password stays for the life of the install).",
+        "both are write-once, so a default password stays for the life of the install).",
     enforcementLevel: "mandatory",
     remediationSteps:
         "Leave `cassandraPassword` unset (the program generates one) or set it with " +

@@ -10,7 +10,8 @@ export const helmReleasePinnedAndNamed: ResourceValidationPolicy = {
     description:
         "Every Helm release pins an exact chart version and names its release explicitly, as the bundle's " +
         "helmfiles do: an unpinned chart upgrades itself on the next run, and an auto-named release " +
-        "renames every object of the chart (the fact sheet's gotcha 22: pin the stack's versions).",
+        "renames every object of the chart (the charts' in-repository Chart.yaml versions are not the " +
+        "stack's: pin the stack's versions).",
     enforcementLevel: "mandatory",
     remediationSteps:
         "Set `version` to the exact chart version of the bundle's catalog (or a `releases.<name>.version` " +

@@ -18,8 +18,9 @@ const MINIMUM_SECONDS: Readonly<Record<string, { seconds: number; why: string }>
 export const helmReleaseTimeout: ResourceValidationPolicy = {
     name: "helm-release-timeout",
     description:
-        "Helm release timeouts are at least the bundle's 900 s (gotcha 2: the hook jobs, such as the " +
-        "OpenBao initialisation and migrations, need it), above 600 s for nvca-operator (compute gotcha 5) " +
+        "Helm release timeouts are at least the bundle's 900 s (the helmfile default on every release: the " +
+        "hook jobs, such as the OpenBao initialisation and migrations, need it), above 600 s for nvca-operator " +
+        "(its pre-delete cleanup job runs up to 600 s and must finish to clear the operator's finalizers) " +
         "and at least 300 s for the SMB CSI driver.",
     enforcementLevel: "mandatory",
     remediationSteps: "Set the release's `timeout` to 900.",

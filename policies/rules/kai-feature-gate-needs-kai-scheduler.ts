@@ -18,7 +18,7 @@ export const kaiFeatureGateNeedsKaiScheduler: StackValidationPolicy = {
     description:
         "The `KAIScheduler` feature gate of nvca-operator (`selfManaged.featureGateValues`) is on only where " +
         "the KAI scheduler is installed: a kai-scheduler release on the same cluster, or a cluster listed in " +
-        "this policy's `externalKaiSchedulerClusters` config (compute gotcha 11: otherwise NVCA stays unhealthy).",
+        "this policy's `externalKaiSchedulerClusters` config (otherwise NVCA stays unhealthy).",
     enforcementLevel: "mandatory",
     configSchema: {
         properties: { externalKaiSchedulerClusters: { type: "array", items: { type: "string" } } },

@@ -35,7 +35,7 @@ export const nvcaOperatorPrerequisites: StackValidationPolicy = {
     name: "nvca-operator-prerequisites",
     description:
         "Every nvca-operator release depends on a cluster registration, the SMB CSI driver and the inotify " +
-        "tuner of its own cluster (compute gotcha 22: they are prerequisites that must come before " +
+        "tuner of its own cluster (they are prerequisites that must come before " +
         "nvca-operator; without the registration the operator has no cluster identity).",
     enforcementLevel: "mandatory",
     remediationSteps:

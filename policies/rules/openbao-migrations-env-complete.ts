@@ -10,8 +10,8 @@ export const openbaoMigrationsEnvComplete: ResourceValidationPolicy = {
     name: "openbao-migrations-env-complete",
     description:
         "The openbao-server release's `openbao.migrations.env` carries all three entries of the secrets " +
-        "template, with `ADMIN_CLIENT_ID: ncp` (gotcha 7: Helm replaces lists whole, so a missing entry " +
-        "falls back to nothing; gotcha 9: the admin client ID must stay ncp).",
+        "template, with `ADMIN_CLIENT_ID: ncp` (Helm replaces lists whole, so a missing entry " +
+        "falls back to nothing; the admin client ID must equal `api.accountBootstrap.adminClientId`, ncp).",
     enforcementLevel: "mandatory",
     remediationSteps:
         "Do not override `openbao.migrations.env` in `releases.openbao-server.values`; if you must, keep " +

@@ -3,7 +3,7 @@
 // their wire format). This also proves index.ts assembles the pack, without importing it.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { runDev } from "../../test/support/runs";
+import { runDev } from "../../scripts/lib/dev-stack";
 import { UNKNOWN_FROM_ENGINE } from "./support/args";
 import { analyze, analyzerInfo, analyzeStack, servePack, type Served } from "./support/analyzer";
 import { EXPECTED_POLICIES } from "./support/expected";

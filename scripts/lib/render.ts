@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import * as pulumi from "@pulumi/pulumi";
-import { projectName, RecordedResource, runProgram, stackConfig } from "../../test/support/harness";
+import { runProgram, type RecordedResource } from "./mock-engine";
 import { redact } from "./redact";
 import { compareStrings, RenderedResource, RenderedStack } from "./rendered";
+import { projectName, stackConfig } from "./stack-config";
 import { hasStack, stackFile } from "./stack-file";
 
 // For plan-diff, which loads this module (and with it the SDK) only once it has work to do.
-export { forgetProgram } from "../../test/support/harness";
+export { forgetProgram } from "./mock-engine";
 
 export interface RenderOptions {
     /** The program's directory: index.ts, Pulumi.yaml and the stack files. */

@@ -1,4 +1,4 @@
-import type { RecordedResource } from "../../../test/support/harness";
+import type { RecordedResource } from "../../../scripts/lib/mock-engine";
 import type { FixtureResource } from "./args";
 
 /** The URN of an engine provider reference, `<urn>::<id>`; undefined for the default provider. */

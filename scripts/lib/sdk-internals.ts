@@ -1,0 +1,153 @@
+/**
+ * The one place the mock engine reaches past @pulumi/pulumi's public API, and the one place it
+ * changes process-wide state. Why: `pulumi.runtime.setMocks` answers each registration but
+ * keeps no record of what the program asked for (parent, provider reference, dependencies,
+ * retainOnDelete, deleteBeforeReplace, inputs with secret envelopes), and the render and the
+ * tests need exactly that. So the engine wraps the mock monitor's registerResource,
+ * readResource and registerResourceOutputs, and reads the requests' protobuf getters; it also
+ * needs the SDK's count of RPCs in flight (`waitForRPCs`, marked @internal, so not in the
+ * typings) to know when a run is over.
+ *
+ * test/sdk-internals.test.ts checks each of these by name, so an SDK upgrade that removes or
+ * renames one fails there, saying which, rather than as an empty or wrong render.
+ */
+import * as settings from "@pulumi/pulumi/runtime/settings";
+import type {
+    ReadResourceRequest,
+    ReadResourceResponse,
+    RegisterResourceOutputsRequest,
+    RegisterResourceRequest,
+    RegisterResourceResponse,
+} from "@pulumi/pulumi/proto/resource_pb";
+
+export type { ReadResourceRequest, RegisterResourceRequest };
+
+type Callback<R> = (err: unknown, res: R | undefined) => void;
+
+/** The mock monitor's methods the engine wraps (the SDK's MockMonitor, as `getMonitor` returns it). */
+interface Monitor {
+    registerResource(req: RegisterResourceRequest, cb: Callback<RegisterResourceResponse>): unknown;
+    readResource(req: ReadResourceRequest, cb: Callback<ReadResourceResponse>): unknown;
+    registerResourceOutputs(req: RegisterResourceOutputsRequest, cb: Callback<unknown>): unknown;
+}
+
+const MONITOR_METHODS = ["registerResource", "readResource", "registerResourceOutputs"] as const;
+
+/** The request getters the engine reads (see RecordedResource in mock-engine.ts). */
+export const REGISTER_GETTERS = [
+    "getType",
+    "getName",
+    "getParent",
+    "getProvider",
+    "getCustom",
+    "getRetainondelete",
+    "getDeletebeforereplace",
+    "getDependenciesList",
+    "getObject",
+] as const;
+export const READ_GETTERS = ["getType", "getName", "getId", "getParent", "getProvider", "getDependenciesList", "getProperties"] as const;
+
+type SettingsInternals = { getMonitor(): unknown; waitForRPCs(): Promise<void> };
+
+/** The runtime/settings functions, or an error naming the one an SDK upgrade took away. */
+function settingsInternals(): SettingsInternals {
+    const s = settings as unknown as Partial<SettingsInternals>;
+    for (const name of ["getMonitor", "waitForRPCs"] as const) {
+        if (typeof s[name] !== "function") {
+            throw new Error(`@pulumi/pulumi/runtime/settings no longer exports ${name}; the mock engine needs it (scripts/lib/sdk-internals.ts)`);
+        }
+    }
+    return s as SettingsInternals;
+}
+
+/** The mock monitor `setMocks` installed, or an error naming what it lacks. */
+function mockMonitor(): Monitor {
+    const monitor = settingsInternals().getMonitor() as Partial<Monitor> | undefined;
+    if (!monitor) throw new Error("runtime/settings getMonitor() returned no monitor after setMocks (scripts/lib/sdk-internals.ts)");
+    for (const name of MONITOR_METHODS) {
+        if (typeof monitor[name] !== "function") {
+            throw new Error(`the SDK's mock monitor has no ${name} method; the mock engine wraps it (scripts/lib/sdk-internals.ts)`);
+        }
+    }
+    return monitor as Monitor;
+}
+
+export interface MonitorHooks {
+    /** A registration the monitor answered, with the URN it gave ("" when it gave none). */
+    registered(req: RegisterResourceRequest, urn: string): void;
+    /** A read of an existing resource (`get`, or an `id` option) the monitor answered. */
+    read(req: ReadResourceRequest, urn: string): void;
+}
+
+export interface MonitorWatch {
+    /**
+     * Resolves once no RPC is in flight: the SDK's own count first, then, since registrations
+     * can start from applies, until none of the wrapped calls has been pending for a while.
+     * Components report their outputs late (once they resolve); those are waited for too, so
+     * none reaches the next run's monitor.
+     */
+    settled(): Promise<void>;
+}
+
+/** Wraps the current mock monitor (call after `pulumi.runtime.setMocks`) to report each answered call. */
+export function watchMonitor(hooks: MonitorHooks): MonitorWatch {
+    const monitor = mockMonitor();
+    let outstanding = 0;
+    const wrap = <Req, Res>(call: (req: Req, cb: Callback<Res>) => unknown, done: (req: Req, res: Res | undefined) => void) =>
+        (req: Req, cb: Callback<Res>) => {
+            outstanding++;
+            call(req, (err, res) => {
+                done(req, res);
+                outstanding--;
+                cb(err, res);
+            });
+        };
+    const urnOf = (res: { getUrn?: () => string } | undefined) => res?.getUrn?.() ?? "";
+    monitor.registerResource = wrap(monitor.registerResource.bind(monitor), (req, res) => hooks.registered(req, urnOf(res)));
+    monitor.readResource = wrap(monitor.readResource.bind(monitor), (req, res) => hooks.read(req, urnOf(res)));
+    monitor.registerResourceOutputs = wrap(monitor.registerResourceOutputs.bind(monitor), () => undefined);
+    const { waitForRPCs } = settingsInternals();
+    return {
+        async settled() {
+            await waitForRPCs();
+            let idleTicks = 0;
+            while (idleTicks < 5) {
+                await new Promise((r) => setTimeout(r, 2));
+                idleTicks = outstanding === 0 ? idleTicks + 1 : 0;
+            }
+        },
+    };
+}
+
+/**
+ * Runs `work` with source maps off, then restores the setting (also on error). With them on,
+ * Node reads and keeps the source map of every module it loads, and a first run loads the
+ * providers' SDKs and the program (through tsx): about a second more for `npm run render` of
+ * the dev stack (measured with `npm run bench`). The setting is process-wide, so anything else
+ * running in the meantime gets unmapped stack traces; the engine runs one program at a time.
+ */
+export async function withoutSourceMaps<T>(work: () => Promise<T>): Promise<T> {
+    const enabled = process.sourceMapsEnabled;
+    process.setSourceMapsEnabled(false);
+    try {
+        return await work();
+    } finally {
+        process.setSourceMapsEnabled(enabled);
+    }
+}
+
+/**
+ * Runs `work` with stack capture off, then restores the limit (also on error). The SDK captures
+ * a stack trace for every output promise and resource (source positions, leak reports), and a
+ * program run makes thousands. Process-wide, like the source maps above: errors created in the
+ * meantime, the program's included, carry no stack frames.
+ */
+export async function withoutStackTraces<T>(work: () => Promise<T>): Promise<T> {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+        return await work();
+    } finally {
+        Error.stackTraceLimit = limit;
+    }
+}

@@ -1,0 +1,118 @@
+/**
+ * What the mock engine relies on beyond @pulumi/pulumi's public API (scripts/lib/sdk-internals.ts).
+ * After an SDK upgrade, a failure here names what was removed or renamed; the render would
+ * otherwise come out empty or quietly wrong.
+ */
+import assert from "node:assert/strict";
+import * as path from "node:path";
+import { describe, test } from "node:test";
+import { runProgram } from "../scripts/lib/mock-engine";
+import { isSecretAt } from "../scripts/lib/secret-envelope";
+import { READ_GETTERS, REGISTER_GETTERS } from "../scripts/lib/sdk-internals";
+
+const PROBE = path.join(__dirname, "fixtures", "sdk-probe");
+const SDK_VERSION: string = require("@pulumi/pulumi/package.json").version;
+
+/** The names in `names` that `target` has no function for. */
+function missing(target: Record<string, unknown>, names: readonly string[]): string[] {
+    return names.filter((name) => typeof target[name] !== "function");
+}
+
+describe(`the SDK internals the mock engine uses (@pulumi/pulumi ${SDK_VERSION})`, () => {
+    test("runtime/settings exports getMonitor and waitForRPCs", () => {
+        const settings = require("@pulumi/pulumi/runtime/settings") as Record<string, unknown>;
+        assert.deepEqual(missing(settings, ["getMonitor", "waitForRPCs"]), [], "functions gone from @pulumi/pulumi/runtime/settings");
+    });
+
+    test("the mock monitor has the three methods the engine wraps", () => {
+        const { MockMonitor } = require("@pulumi/pulumi/runtime/mocks") as { MockMonitor?: { prototype: Record<string, unknown> } };
+        assert.ok(MockMonitor, "@pulumi/pulumi/runtime/mocks no longer exports MockMonitor");
+        assert.deepEqual(
+            missing(MockMonitor.prototype, ["registerResource", "readResource", "registerResourceOutputs"]),
+            [],
+            "methods gone from the SDK's MockMonitor",
+        );
+    });
+
+    test("the requests and responses have the getters the engine reads", () => {
+        const pb = require("@pulumi/pulumi/proto/resource_pb") as Record<string, { prototype: Record<string, unknown> } | undefined>;
+        const getters: Record<string, readonly string[]> = {
+            RegisterResourceRequest: REGISTER_GETTERS,
+            ReadResourceRequest: READ_GETTERS,
+            RegisterResourceResponse: ["getUrn"],
+            ReadResourceResponse: ["getUrn"],
+        };
+        for (const [message, names] of Object.entries(getters)) {
+            const type = pb[message];
+            assert.ok(type, `@pulumi/pulumi/proto/resource_pb no longer exports ${message}`);
+            assert.deepEqual(missing(type.prototype, names), [], `getters gone from ${message}`);
+        }
+    });
+
+    test("Error.stackTraceLimit and process.setSourceMapsEnabled/sourceMapsEnabled exist", () => {
+        assert.equal(typeof Error.stackTraceLimit, "number");
+        assert.equal(typeof process.setSourceMapsEnabled, "function");
+        assert.equal(typeof process.sourceMapsEnabled, "boolean");
+    });
+});
+
+describe("the mock engine on a probe program (test/fixtures/sdk-probe)", () => {
+    test("records every kind of registration with what the engine would see", async () => {
+        const run = await runProgram({}, [], "probe", PROBE);
+        const byName = Object.fromEntries(run.resources.map((r) => [r.name, r]));
+        assert.deepEqual(Object.keys(byName).sort(), ["existing", "explicit", "first", "group", "second"]);
+        const { group, explicit, first, second, existing } = byName;
+
+        const urn = (type: string, name: string) => `urn:pulumi:probe::sdk-probe::${type}::${name}`;
+        assert.equal(group.urn, urn("probe:index:Group", "group"));
+        assert.equal(group.custom, false);
+        assert.equal(explicit.urn, urn("pulumi:providers:probe", "explicit"));
+        assert.equal(explicit.custom, true);
+
+        assert.deepEqual(
+            {
+                urn: first.urn,
+                parent: first.parent,
+                provider: first.provider,
+                custom: first.custom,
+                retainOnDelete: first.retainOnDelete,
+                deleteBeforeReplace: first.deleteBeforeReplace,
+                inputs: first.inputs,
+            },
+            {
+                urn: urn("probe:index:Group$probe:index:Thing", "first"),
+                parent: group.urn,
+                provider: `${explicit.urn}::explicit-id`,
+                custom: true,
+                retainOnDelete: true,
+                deleteBeforeReplace: true,
+                inputs: { plain: "visible", hidden: "hidden-value" },
+            },
+        );
+        assert.ok(isSecretAt(first.rawInputs, ["hidden"]), "the secret input lost its envelope");
+        assert.ok(!isSecretAt(first.rawInputs, ["plain"]));
+
+        assert.equal(second.retainOnDelete, false);
+        assert.deepEqual(second.dependencies, [first.urn]);
+        assert.deepEqual(second.inputs, { fromFirst: "first-id" });
+
+        assert.deepEqual({ custom: existing.custom, inputs: existing.inputs }, { custom: true, inputs: { key: "k", id: "existing-id" } });
+        assert.equal(run.outputs.answer, 42);
+    });
+
+    test("stack traces and source maps are off during a run only", async () => {
+        const limit = Error.stackTraceLimit;
+        const sourceMaps = process.sourceMapsEnabled;
+        try {
+            Error.stackTraceLimit = 17;
+            process.setSourceMapsEnabled(true);
+            const run = await runProgram({}, [], "probe-restore", PROBE);
+            assert.deepEqual(run.outputs, { answer: 42, stackTraceLimit: 0, sourceMapsEnabled: false });
+            assert.equal(Error.stackTraceLimit, 17);
+            assert.equal(process.sourceMapsEnabled, true);
+        } finally {
+            Error.stackTraceLimit = limit;
+            process.setSourceMapsEnabled(sourceMaps);
+        }
+    });
+});
