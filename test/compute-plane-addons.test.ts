@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { before, describe, test } from "node:test";
 import { addonChart, ADDONS, enabledAddons, topologyValues } from "../components/compute-plane/addons";
 import { agentMergeConfig, featureGates } from "../components/compute-plane/nvca-values";
@@ -64,6 +66,14 @@ describe("the add-on catalog: the bundle's releases, in its file order", () => {
         );
         // Each release is listed after everything it needs: the catalog order is an install order.
         ADDONS.forEach((a, i) => a.needs.forEach((n) => assert.ok(ADDONS.findIndex((b) => b.name === n) < i, `${a.name} after ${n}`)));
+    });
+
+    test("the end-to-end suite has a fixture chart of each add-on, with its exact chart name and version", () => {
+        for (const a of ADDONS) {
+            const chart = fs.readFileSync(path.join(__dirname, "e2e", "charts", a.chart, "Chart.yaml"), "utf8");
+            assert.match(chart, new RegExp(`^name: ${a.chart}$`, "m"), a.name);
+            assert.match(chart, new RegExp(`^version: ${a.version.replace(/\./g, "\\.")}$`, "m"), a.name);
+        }
     });
 
     const cases: [string, Record<string, unknown>, string[]][] = [
