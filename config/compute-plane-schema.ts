@@ -23,6 +23,72 @@ export const RESERVED_PULL_SECRET_NAMES = [
     "nvca-webhook-tls-ca-certs",
 ] as const;
 
+/** A Kubernetes quantity as the bundle's KAI values take it (`50m`, `256Mi`, `2`). */
+const quantity = z.union([
+    z.string().regex(/^[0-9]+(\.[0-9]+)?(m|[KMGTPE]i?)?$/, { message: "must be a Kubernetes quantity such as 500m or 2Gi" }),
+    z.number().positive(),
+]);
+const cpuMemory = section({ cpu: quantity.optional(), memory: quantity.optional() });
+/** `addons.kaiScheduler.<component>.resources`: each unset value keeps the bundle's default. */
+const kaiComponent = section({ resources: section({ requests: cpuMemory, limits: cpuMemory }) });
+/** Where an add-on's chart comes from, when not from the bundle's own repository. */
+const addonRepository = z
+    .string()
+    .regex(/^(https?:\/\/|oci:\/\/|\/|\.\.?\/)/, { message: "must be an https URL, an oci:// repository or a path" })
+    .optional();
+
+/**
+ * The compute-plane bundle's optional GPU scheduling add-ons (`addons.*` of its environment
+ * file), all off by default as in its `base.yaml`.
+ */
+const addonsSchema = section({
+    /** MNNVL topology: KAI Topology CRs (and Grove bindings when Grove is on) from the bundle's local chart. */
+    topologyAwareScheduling: section({
+        enabled: z.boolean().default(false),
+        /** Ordered widest domain first, narrowest last. */
+        topologies: z
+            .array(
+                z.strictObject({
+                    name: z.string().regex(rfc1123, { message: "must be an RFC 1123 name" }),
+                    levels: z
+                        .array(z.strictObject({ nodeLabel: z.string().min(1) }))
+                        .min(1, { message: "needs at least one level, widest domain first" }),
+                }),
+            )
+            .default([
+                {
+                    name: "nvcf-mnnvl-topology",
+                    levels: [{ nodeLabel: "nvidia.com/gpu.clique" }, { nodeLabel: "kubernetes.io/hostname" }],
+                },
+            ]),
+        /** A directory holding the bundle's local `nvcf-cluster-topology` chart; default: the stack's chart source. */
+        chartsPath: z.string().min(1).optional(),
+    }),
+    kaiScheduler: section({
+        enabled: z.boolean().default(false),
+        repository: addonRepository,
+        operator: kaiComponent,
+        podgrouper: kaiComponent,
+        podgroupcontroller: kaiComponent,
+        binder: kaiComponent,
+        scheduler: kaiComponent,
+        queuecontroller: kaiComponent,
+        admission: kaiComponent,
+        nodescaleadjuster: kaiComponent,
+        numaPlacementExporter: kaiComponent,
+    }),
+    groveOperator: section({
+        enabled: z.boolean().default(false),
+        repository: addonRepository,
+        /** Grove's `config.network` (e.g. `autoMNNVLEnabled`), passed through. */
+        network: z.record(z.string(), z.unknown()).default({}),
+    }),
+    dynamoOperator: section({
+        enabled: z.boolean().default(false),
+        repository: addonRepository,
+    }),
+});
+
 export const computePlaneSchema = z.strictObject({
     /** The cluster's name in ICMS: an RFC 1123 name of at most 32 characters (ICMS answers 412 beyond). */
     clusterName: z
@@ -125,6 +191,12 @@ export const computePlaneSchema = z.strictObject({
         initImage: z.string().default("busybox:1.36"),
         pauseImage: z.string().default("registry.k8s.io/pause:3.9"),
     }),
+    /** The bundle's optional GPU scheduling add-ons, installed by this stack. */
+    addons: addonsSchema,
+    /** Whether the Grove operator runs on this cluster (installed outside this program). */
+    groveOperatorInstalled: z.boolean().default(false),
+    /** Whether the Dynamo operator runs on this cluster (installed outside this program). */
+    dynamoOperatorInstalled: z.boolean().default(false),
 });
 
 export type ComputePlaneConfig = z.infer<typeof computePlaneSchema>;

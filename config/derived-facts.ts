@@ -1,4 +1,5 @@
 import type { ControlPlaneConfig } from "./schema";
+import type { ComputePlaneConfig } from "./compute-plane-schema";
 
 /**
  * Facts derived from several settings, which the catalog, the values builders and the rules
@@ -23,4 +24,21 @@ export function managedIssuer(cp: ControlPlaneConfig): boolean {
 /** True when the admin issuer proxy runs and its route on the shared Gateway is on. */
 export function adminIssuerRouteOn(cp: ControlPlaneConfig): boolean {
     return cp.adminIssuerProxy.enabled && cp.adminIssuerProxy.gateway.enabled;
+}
+
+/**
+ * Whether an add-on of the compute-plane bundle runs on a GPU cluster: installed by this stack
+ * (`addons.<name>.enabled`) or declared installed outside it (`<name>Installed`). The add-ons'
+ * order, NVCA's feature gates and its merge config's extra types all follow from these.
+ */
+export function kaiSchedulerPresent(plane: ComputePlaneConfig): boolean {
+    return plane.addons.kaiScheduler.enabled || plane.kaiSchedulerInstalled;
+}
+
+export function groveOperatorPresent(plane: ComputePlaneConfig): boolean {
+    return plane.addons.groveOperator.enabled || plane.groveOperatorInstalled;
+}
+
+export function dynamoOperatorPresent(plane: ComputePlaneConfig): boolean {
+    return plane.addons.dynamoOperator.enabled || plane.dynamoOperatorInstalled;
 }

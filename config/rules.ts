@@ -2,9 +2,16 @@ import type { ControlPlaneConfig } from "./schema";
 import { ConfigProblem, keyPath } from "./errors";
 import { PROJECT, SecretKey } from "./keys";
 import type { Settings } from "./settings";
-import { RESERVED_PULL_SECRET_NAMES } from "./compute-plane-schema";
+import { RESERVED_PULL_SECRET_NAMES, type ComputePlaneConfig } from "./compute-plane-schema";
 import { ecrRegistry } from "./aws-schema";
-import { adminIssuerRouteOn, functionAutoscalerEnabled, managedIssuer } from "./derived-facts";
+import {
+    adminIssuerRouteOn,
+    dynamoOperatorPresent,
+    functionAutoscalerEnabled,
+    groveOperatorPresent,
+    kaiSchedulerPresent,
+    managedIssuer,
+} from "./derived-facts";
 import { validRouterAddress } from "./router-address";
 
 /**
@@ -421,14 +428,63 @@ function computePlaneProblems(settings: Settings): ConfigProblem[] {
                     plane.clusterName,
             });
         }
-        if (plane.featureGates.includes("KAIScheduler") && !plane.kaiSchedulerInstalled) {
+        problems.push(...addonProblems(plane, key));
+    });
+    return problems;
+}
+
+/**
+ * The compute-plane bundle's add-on DAG and NVCA's gates: Grove needs KAI, Dynamo needs Grove,
+ * the topology needs KAI (the bundle's render `fail`), and a gate names only an add-on that runs
+ * there (NVCA stays unhealthy otherwise). An add-on declared installed outside the stack counts
+ * as present, but the stack must not install a second copy of it.
+ */
+function addonProblems(plane: ComputePlaneConfig, key: (path: string) => string): ConfigProblem[] {
+    const problems: ConfigProblem[] = [];
+    const { addons } = plane;
+    const outside = [
+        ["kaiScheduler", "kaiSchedulerInstalled", plane.kaiSchedulerInstalled],
+        ["groveOperator", "groveOperatorInstalled", plane.groveOperatorInstalled],
+        ["dynamoOperator", "dynamoOperatorInstalled", plane.dynamoOperatorInstalled],
+    ] as const;
+    for (const [addon, installed, declared] of outside) {
+        if (addons[addon].enabled && declared) {
             problems.push({
-                key: key("featureGates"),
-                message: "the KAIScheduler gate keeps NVCA unhealthy on a cluster without the KAI scheduler",
-                given: "KAIScheduler",
-                allowed: "set kaiSchedulerInstalled: true once the KAI scheduler runs there",
+                key: key(`addons.${addon}.enabled`),
+                message: `the stack would install a second copy of an add-on declared installed outside it (${installed}: true)`,
+                given: true,
+                allowed: `false while ${installed} is true, or ${installed}: false`,
             });
         }
-    });
+    }
+    const needs = [
+        [addons.topologyAwareScheduling.enabled, "topologyAwareScheduling", kaiSchedulerPresent(plane), "the KAI scheduler", "addons.kaiScheduler.enabled: true or kaiSchedulerInstalled: true"],
+        [addons.groveOperator.enabled, "groveOperator", kaiSchedulerPresent(plane), "the KAI scheduler", "addons.kaiScheduler.enabled: true or kaiSchedulerInstalled: true"],
+        [addons.dynamoOperator.enabled, "dynamoOperator", groveOperatorPresent(plane), "the Grove operator", "addons.groveOperator.enabled: true or groveOperatorInstalled: true"],
+    ] as const;
+    for (const [on, addon, present, what, allowed] of needs) {
+        if (on && !present) {
+            problems.push({
+                key: key(`addons.${addon}.enabled`),
+                message: `needs ${what} on the same cluster`,
+                given: true,
+                allowed: `false, or ${allowed}`,
+            });
+        }
+    }
+    const gates = [
+        ["KAIScheduler", kaiSchedulerPresent(plane), "the KAI scheduler", "addons.kaiScheduler.enabled: true, or kaiSchedulerInstalled: true once the KAI scheduler runs there"],
+        ["DynamoOperatorSupport", dynamoOperatorPresent(plane), "the Dynamo operator", "addons.dynamoOperator.enabled: true, or dynamoOperatorInstalled: true once the Dynamo operator runs there"],
+    ] as const;
+    for (const [gate, present, what, allowed] of gates) {
+        if (plane.featureGates.includes(gate) && !present) {
+            problems.push({
+                key: key("featureGates"),
+                message: `the ${gate} gate keeps NVCA unhealthy on a cluster without ${what}`,
+                given: gate,
+                allowed,
+            });
+        }
+    }
     return problems;
 }

@@ -588,10 +588,72 @@ describe("cross-key rules of compute planes", () => {
                 key: `${P}:computePlanes[0].featureGates`,
                 message: "the KAIScheduler gate keeps NVCA unhealthy on a cluster without the KAI scheduler",
                 given: "KAIScheduler",
-                allowed: "set kaiSchedulerInstalled: true once the KAI scheduler runs there",
+                allowed: "addons.kaiScheduler.enabled: true, or kaiSchedulerInstalled: true once the KAI scheduler runs there",
             },
         ]);
         parse(devRaw({ values: { computePlanes: [plane({ featureGates: ["KAIScheduler"], kaiSchedulerInstalled: true })] } }));
+        parse(devRaw({ values: { computePlanes: [plane({ featureGates: ["KAIScheduler"], addons: { kaiScheduler: { enabled: true } } })] } }));
+    });
+
+    test("DynamoOperatorSupport without the Dynamo operator", () => {
+        assertProblems(devRaw({ values: { computePlanes: [plane({ featureGates: ["DynamoOperatorSupport"] })] } }), [
+            {
+                key: `${P}:computePlanes[0].featureGates`,
+                message: "the DynamoOperatorSupport gate keeps NVCA unhealthy on a cluster without the Dynamo operator",
+                given: "DynamoOperatorSupport",
+                allowed: "addons.dynamoOperator.enabled: true, or dynamoOperatorInstalled: true once the Dynamo operator runs there",
+            },
+        ]);
+        parse(devRaw({ values: { computePlanes: [plane({ featureGates: ["DynamoOperatorSupport"], dynamoOperatorInstalled: true })] } }));
+        // A gate turned off (`-Gate`) names nothing.
+        parse(devRaw({ values: { computePlanes: [plane({ featureGates: ["-DynamoOperatorSupport", "-KAIScheduler"] })] } }));
+    });
+
+    const kai = { kaiScheduler: { enabled: true } };
+    const grove = { groveOperator: { enabled: true } };
+    const dynamo = { dynamoOperator: { enabled: true } };
+    const topology = { topologyAwareScheduling: { enabled: true } };
+    const needsKai = { given: true, allowed: "false, or addons.kaiScheduler.enabled: true or kaiSchedulerInstalled: true" };
+
+    test("the add-on DAG: Grove and the topology need KAI, Dynamo needs Grove", () => {
+        assertProblems(devRaw({ values: { computePlanes: [plane({ addons: { ...topology, ...grove, ...dynamo } })] } }), [
+            { key: `${P}:computePlanes[0].addons.topologyAwareScheduling.enabled`, message: "needs the KAI scheduler on the same cluster", ...needsKai },
+            { key: `${P}:computePlanes[0].addons.groveOperator.enabled`, message: "needs the KAI scheduler on the same cluster", ...needsKai },
+        ]);
+        assertProblems(devRaw({ values: { computePlanes: [plane({ addons: { ...kai, ...dynamo } })] } }), [
+            {
+                key: `${P}:computePlanes[0].addons.dynamoOperator.enabled`,
+                message: "needs the Grove operator on the same cluster",
+                given: true,
+                allowed: "false, or addons.groveOperator.enabled: true or groveOperatorInstalled: true",
+            },
+        ]);
+        parse(devRaw({ values: { computePlanes: [plane({ addons: { ...kai, ...grove, ...dynamo, ...topology } })] } }));
+    });
+
+    test("an add-on installed outside the stack satisfies the DAG", () => {
+        parse(devRaw({ values: { computePlanes: [plane({ kaiSchedulerInstalled: true, addons: { ...grove, ...topology } })] } }));
+        parse(devRaw({ values: { computePlanes: [plane({ kaiSchedulerInstalled: true, groveOperatorInstalled: true, addons: dynamo })] } }));
+    });
+
+    test("an add-on both installed by the stack and declared installed outside it", () => {
+        assertProblems(
+            devRaw({ values: { computePlanes: [plane({ kaiSchedulerInstalled: true, dynamoOperatorInstalled: true, groveOperatorInstalled: true, addons: { ...kai, ...dynamo } })] } }),
+            [
+                {
+                    key: `${P}:computePlanes[0].addons.kaiScheduler.enabled`,
+                    message: "the stack would install a second copy of an add-on declared installed outside it (kaiSchedulerInstalled: true)",
+                    given: true,
+                    allowed: "false while kaiSchedulerInstalled is true, or kaiSchedulerInstalled: false",
+                },
+                {
+                    key: `${P}:computePlanes[0].addons.dynamoOperator.enabled`,
+                    message: "the stack would install a second copy of an add-on declared installed outside it (dynamoOperatorInstalled: true)",
+                    given: true,
+                    allowed: "false while dynamoOperatorInstalled is true, or dynamoOperatorInstalled: false",
+                },
+            ],
+        );
     });
 });
 
@@ -618,4 +680,44 @@ test("every cross-key problem comes at once: control plane, releases, secrets, c
     );
     assert.match(error.message, /^Invalid stack configuration:\n {2}- nvcf-self-managed:controlPlane\.global\.image\.repository: /);
     assert.equal(error.message.split("\n").filter((l) => l.startsWith("  - ")).length, 6);
+});
+
+describe("compute-plane add-on settings", () => {
+    test("all off by default, with the bundle's topology", () => {
+        const [settings] = parse(devRaw({ values: { computePlanes: [plane()] } })).computePlanes;
+        assert.deepEqual(
+            [settings.addons.kaiScheduler.enabled, settings.addons.groveOperator.enabled, settings.addons.dynamoOperator.enabled, settings.addons.topologyAwareScheduling.enabled],
+            [false, false, false, false],
+        );
+        assert.deepEqual(settings.addons.topologyAwareScheduling.topologies, [
+            { name: "nvcf-mnnvl-topology", levels: [{ nodeLabel: "nvidia.com/gpu.clique" }, { nodeLabel: "kubernetes.io/hostname" }] },
+        ]);
+        assert.deepEqual(settings.addons.groveOperator.network, {});
+        assert.deepEqual([settings.kaiSchedulerInstalled, settings.groveOperatorInstalled, settings.dynamoOperatorInstalled], [false, false, false]);
+    });
+
+    test("malformed add-on settings: an unknown add-on, a repository, a quantity, a topology", () => {
+        assertProblems(
+            devRaw({
+                values: {
+                    computePlanes: [
+                        plane({
+                            addons: {
+                                kaiScheduler: { repository: "ghcr.io/kai", binder: { resources: { limits: { cpu: "four" } } } },
+                                topologyAwareScheduling: { topologies: [{ name: "Mnnvl", levels: [] }] },
+                                volcano: { enabled: true },
+                            },
+                        }),
+                    ],
+                },
+            }),
+            [
+                { key: `${P}:computePlanes[0].addons.topologyAwareScheduling.topologies[0].name`, message: "must be an RFC 1123 name", given: "Mnnvl" },
+                { key: `${P}:computePlanes[0].addons.topologyAwareScheduling.topologies[0].levels`, message: "needs at least one level, widest domain first" },
+                { key: `${P}:computePlanes[0].addons.kaiScheduler.repository`, message: "must be an https URL, an oci:// repository or a path", given: "ghcr.io/kai" },
+                { key: `${P}:computePlanes[0].addons.kaiScheduler.binder.resources.limits.cpu`, message: "must be a Kubernetes quantity such as 500m or 2Gi", given: "four" },
+                { key: `${P}:computePlanes[0].addons.volcano`, message: "unknown key (a typo?)" },
+            ],
+        );
+    });
 });

@@ -9,6 +9,7 @@ import { PullSecrets } from "../kubernetes/pull-secrets";
 import { ClusterRegistration } from "../providers/cluster-registration";
 import type { ClusterTarget } from "../resolve/clusters";
 import type { RegistryAccess } from "../resolve/registry";
+import { addonChart, addonDependencies, enabledAddons } from "./addons";
 import { InotifyTuner } from "./inotify-tuner";
 import { defaultEndpoints, nvcaOperatorValues } from "./nvca-values";
 import { SmbCsiDriver } from "./smb-csi-driver";
@@ -49,12 +50,15 @@ export class ComputePlane extends pulumi.ComponentResource {
     readonly provider: k8s.Provider;
     readonly registration: ClusterRegistration;
     readonly operator: k8s.helm.v3.Release;
+    /** The GPU scheduling add-ons the stack installs here, by release name. */
+    readonly addons: Readonly<Record<string, k8s.helm.v3.Release>>;
     readonly outputs: ComputePlaneOutputs;
 
     constructor(name: string, args: ComputePlaneArgs, opts?: pulumi.ComponentResourceOptions) {
         super("nvcf:compute-plane:ComputePlane", name, {}, opts);
         const { plane, cluster, registry } = args;
         const skipAwait = cluster.skipAwait;
+        const addons = enabledAddons(plane);
 
         this.provider = clusterProvider(`${name}-provider`, cluster, { parent: this });
         const children = { parent: this, providers: [this.provider] };
@@ -65,6 +69,10 @@ export class ComputePlane extends pulumi.ComponentResource {
                 namespaces: [
                     { name: NVCA_OPERATOR.namespace },
                     ...OPERATOR_MANAGED_NAMESPACES.map((ns) => ({ name: ns, sharedMetadata: true })),
+                    // The add-ons' own namespaces (the topology releases share nvca-operator's).
+                    ...[...new Set(addons.map((a) => a.namespace))]
+                        .filter((ns) => ns !== NVCA_OPERATOR.namespace)
+                        .map((ns) => ({ name: ns })),
                 ],
             },
             children,
@@ -106,6 +114,32 @@ export class ComputePlane extends pulumi.ComponentResource {
             { parent: this, dependsOn: [args.controlPlane] },
         );
 
+        // The add-ons, as the bundle's 01-dependencies file installs them: each after its namespace,
+        // its pull secret and what it needs; destroy removes them in reverse.
+        const addonDeps = addonDependencies(addons);
+        const addonReleases: Record<string, k8s.helm.v3.Release> = {};
+        for (const entry of addons) {
+            const ns = namespaces.byName[entry.namespace];
+            const secret = pullSecrets?.byNamespace[entry.namespace];
+            addonReleases[entry.name] = helmRelease(
+                `${name}-${entry.name}`,
+                {
+                    name: entry.name,
+                    namespace: ns.metadata.name,
+                    chart: addonChart(entry, plane, registry),
+                    version: entry.version,
+                    values: entry.values({ plane, imagePullSecrets: registry.imagePullSecrets }),
+                    skipAwait,
+                },
+                {
+                    parent: this,
+                    provider: this.provider,
+                    dependsOn: [ns, ...(secret ? [secret] : []), ...(addonDeps.get(entry.name) ?? []).map((dep) => addonReleases[dep])],
+                },
+            );
+        }
+        this.addons = addonReleases;
+
         const operatorNamespace = namespaces.byName[NVCA_OPERATOR.namespace];
         this.operator = helmRelease(
             `${name}-nvca-operator`,
@@ -133,6 +167,8 @@ export class ComputePlane extends pulumi.ComponentResource {
                     this.registration,
                     smb,
                     tuner,
+                    // 02-nvca after 01-dependencies: the operator's gates and merge config name the add-ons.
+                    ...Object.values(addonReleases),
                     ...Object.values(namespaces.byName),
                     ...Object.values(pullSecrets?.byNamespace ?? {}),
                 ],

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
+import { dynamoOperatorPresent, groveOperatorPresent, kaiSchedulerPresent } from "../../config/derived-facts";
 
 /** Feature gates the compute-plane bundle always appends. */
 export const DEFAULT_FEATURE_GATES = [
@@ -42,10 +43,76 @@ export function defaultEndpoints(plane: ComputePlaneConfig, domain: string): Sel
 export function featureGates(plane: ComputePlaneConfig): string[] {
     const defaults: string[] = [...DEFAULT_FEATURE_GATES];
     if (plane.observability.profile === "compute" || plane.observability.profile === "all") defaults.push("BYOObservability");
-    // KAIScheduler only where the KAI scheduler runs, or NVCA stays unhealthy.
-    if (plane.kaiSchedulerInstalled) defaults.push("KAIScheduler");
+    // A gate only where its add-on runs (installed here or outside the stack), or NVCA stays unhealthy.
+    if (kaiSchedulerPresent(plane)) defaults.push("KAIScheduler");
+    if (dynamoOperatorPresent(plane)) defaults.push("DynamoOperatorSupport");
     const listed = new Set(plane.featureGates.map((g) => g.replace(/^-/, "")));
     return [...plane.featureGates, ...defaults.filter((g) => !listed.has(g))];
+}
+
+/** One entry of the validation policy's `allowedExtraKubernetesTypes`. */
+export interface ExtraKubernetesType {
+    readonly group: string;
+    readonly version: string;
+    readonly kind: string;
+    readonly resource: string;
+}
+
+const type = (group: string, version: string, kind: string, resource: string): ExtraKubernetesType => ({ group, version, kind, resource });
+
+/** The objects each add-on's controllers create for a Helm function, which NVCA must admit, render and collect. */
+export const ADDON_EXTRA_TYPES = {
+    kaiScheduler: [type("scheduling.run.ai", "v2alpha2", "PodGroup", "podgroups")],
+    groveOperator: [
+        type("grove.io", "v1alpha1", "PodCliqueSet", "podcliquesets"),
+        type("grove.io", "v1alpha1", "PodClique", "podcliques"),
+        type("grove.io", "v1alpha1", "PodCliqueScalingGroup", "podcliquescalinggroups"),
+        type("scheduler.grove.io", "v1alpha1", "PodGang", "podgangs"),
+    ],
+    dynamoOperator: [
+        type("nvidia.com", "v1alpha1", "DynamoCheckpoint", "dynamocheckpoints"),
+        type("nvidia.com", "v1alpha1", "DynamoComponentDeployment", "dynamocomponentdeployments"),
+        type("nvidia.com", "v1alpha1", "DynamoGraphDeployment", "dynamographdeployments"),
+        type("nvidia.com", "v1alpha1", "DynamoGraphDeploymentRequest", "dynamographdeploymentrequests"),
+        type("nvidia.com", "v1alpha1", "DynamoGraphDeploymentScalingAdapter", "dynamographdeploymentscalingadapters"),
+        type("nvidia.com", "v1alpha1", "DynamoModel", "dynamomodels"),
+        type("nvidia.com", "v1alpha1", "DynamoWorkerMetadata", "dynamoworkermetadatas"),
+    ],
+} as const;
+
+/** The extra types of the add-ons that run on the plane (a listed gate counts, as in the bundle). */
+export function addonExtraTypes(plane: ComputePlaneConfig): ExtraKubernetesType[] {
+    return [
+        ...(kaiSchedulerPresent(plane) || plane.featureGates.includes("KAIScheduler") ? ADDON_EXTRA_TYPES.kaiScheduler : []),
+        ...(groveOperatorPresent(plane) ? ADDON_EXTRA_TYPES.groveOperator : []),
+        ...(dynamoOperatorPresent(plane) || plane.featureGates.includes("DynamoOperatorSupport") ? ADDON_EXTRA_TYPES.dynamoOperator : []),
+    ];
+}
+
+/**
+ * The agent merge config: the user's, with the add-ons' extra types appended to
+ * `cluster.validationPolicy.allowedExtraKubernetesTypes` (a type the user lists, by group,
+ * version and kind, is kept as given). When types are added and the policy has no name, it is
+ * `Default`: ReVal accepts only `Default` or `Unrestricted`. Undefined when there is nothing to
+ * merge, so the chart's default (`Unrestricted`) applies.
+ */
+export function agentMergeConfig(plane: ComputePlaneConfig): Record<string, unknown> | undefined {
+    const given = plane.agentConfig.mergeConfig;
+    const extra = addonExtraTypes(plane);
+    if (extra.length === 0) return given;
+    const config = structuredClone(given ?? {}) as Record<string, any>;
+    const cluster = isRecord(config.cluster) ? config.cluster : (config.cluster = {});
+    const policy = isRecord(cluster.validationPolicy) ? cluster.validationPolicy : (cluster.validationPolicy = {});
+    const allowed: unknown[] = Array.isArray(policy.allowedExtraKubernetesTypes) ? policy.allowedExtraKubernetesTypes : [];
+    const keyOf = (t: any) => `${t?.group}/${t?.version}/${t?.kind}`;
+    const seen = new Set(allowed.map(keyOf));
+    policy.allowedExtraKubernetesTypes = [...allowed, ...extra.filter((t) => !seen.has(keyOf(t))).map((t) => ({ ...t }))];
+    if (!policy.name) policy.name = "Default";
+    return config;
+}
+
+function isRecord(value: unknown): value is Record<string, any> {
+    return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export interface NvcaValuesArgs {
@@ -63,6 +130,7 @@ export function nvcaOperatorValues(args: NvcaValuesArgs): Record<string, unknown
     const op = plane.nvcaOperator;
     const prefix = `${image.registry}/${image.repository}`;
     const profile = plane.observability.profile;
+    const mergeConfig = agentMergeConfig(plane);
     return {
         image: { repository: `${prefix}/nvca-operator`, tag: op.imageTag, pullPolicy: "IfNotPresent" },
         nvcaImage: { repositoryOverride: `${prefix}/nvca` },
@@ -91,7 +159,7 @@ export function nvcaOperatorValues(args: NvcaValuesArgs): Record<string, unknown
             sharedStorage: { imageRepository: `${prefix}/samba` },
         },
         // The chart takes the merge config as a YAML string; JSON is YAML, and deterministic.
-        ...(plane.agentConfig.mergeConfig ? { agentConfig: { mergeConfig: JSON.stringify(plane.agentConfig.mergeConfig) } } : {}),
+        ...(mergeConfig ? { agentConfig: { mergeConfig: JSON.stringify(mergeConfig) } } : {}),
         ...(plane.networkPolicy ? { networkPolicy: plane.networkPolicy } : {}),
         ...(plane.nodeSelector.enabled ? { nodeSelector: { key: plane.nodeSelector.key, value: plane.nodeSelector.value } } : {}),
         ...(plane.tolerations.length > 0 ? { tolerations: plane.tolerations } : {}),

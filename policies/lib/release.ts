@@ -15,6 +15,7 @@ export const RELEASES = {
     nvcaOperator: "nvca-operator",
     smbCsiDriver: "csi-driver-smb",
     kaiScheduler: "kai-scheduler",
+    dynamoOperator: "dynamo-operator",
 } as const;
 
 /** A Helm release's inputs as plain data (unknown values marked). */

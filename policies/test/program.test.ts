@@ -93,6 +93,17 @@ describe("the pack on the program's compute planes", () => {
         assert.deepEqual(await runPack(run.resources.map(fromRecorded), config), []);
     });
 
+    it("passes a plane with every add-on on; flags the Dynamo gate of a Dynamo operator outside the stack unless listed", async () => {
+        const all = { kaiScheduler: { enabled: true }, groveOperator: { enabled: true }, dynamoOperator: { enabled: true }, topologyAwareScheduling: { enabled: true } };
+        assert.deepEqual(await packOn(await withPlanes({ addons: all })), []);
+        const run = await withPlanes({ dynamoOperatorInstalled: true });
+        const flagged = await packOn(run);
+        assert.deepEqual(flagged.map((v) => v.policy), ["kai-feature-gate-needs-kai-scheduler"], show(flagged));
+        assert.match(flagged[0].message, /DynamoOperatorSupport, but cluster gpu-b/);
+        const config = { "kai-feature-gate-needs-kai-scheduler": { externalDynamoOperatorClusters: ["gpu-b"] } };
+        assert.deepEqual(await runPack(run.resources.map(fromRecorded), config), []);
+    });
+
     it("flags an nvca-operator whose SMB CSI driver is gone", async () => {
         const run = await withPlanes();
         const smb = (r: { type: string; inputs: Record<string, unknown>; urn: string }) => r.type.endsWith(":Release") && r.inputs.name === "csi-driver-smb" && r.urn.includes("gpu-b");

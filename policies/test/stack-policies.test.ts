@@ -18,6 +18,7 @@ import {
     changeStack,
     compliantStack,
     CONTROL_CLUSTER,
+    dynamoRelease,
     grantRevocation,
     inotifyTuner,
     kaiRelease,
@@ -133,6 +134,27 @@ describe("kai-feature-gate-needs-kai-scheduler", () => {
     it("skips feature gates unknown during preview", async () => {
         const unknown = changeStack(without(kaiRelease().name), nvcaOperatorRelease().name, (r) => withProp(r, ["values"], UNKNOWN_FROM_ENGINE));
         await assertNoStackViolations(policy, stack(unknown));
+    });
+
+    describe("the DynamoOperatorSupport gate", () => {
+        const withDynamoGate = (resources: FixtureResource[]) =>
+            changeStack(resources, nvcaOperatorRelease().name, (r) =>
+                withProp(r, ["values", "selfManaged", "featureGateValues"], ["KAIScheduler", "DynamoOperatorSupport"]),
+            );
+
+        it("passes with a dynamo-operator release on the same cluster", async () => {
+            await assertNoStackViolations(policy, stack(withDynamoGate([...compliantStack(), dynamoRelease()])));
+        });
+
+        it("flags the gate without a dynamo-operator release, unless the config lists the cluster", async () => {
+            await assertHasStackViolation(policy, stack(withDynamoGate(compliantStack())), "enables DynamoOperatorSupport, but cluster gpu-a has no dynamo-operator", operatorUrn);
+            await assertNoStackViolations(policy, stack(withDynamoGate(compliantStack()), { externalDynamoOperatorClusters: ["gpu-a"] }));
+        });
+
+        it("flags the gate when Dynamo is on another cluster", async () => {
+            const elsewhere = changeStack([...compliantStack(), dynamoRelease()], dynamoRelease().name, (r) => ({ ...r, provider: CONTROL_CLUSTER }));
+            await assertHasStackViolation(policy, stack(withDynamoGate(elsewhere)), "enables DynamoOperatorSupport", operatorUrn);
+        });
     });
 });
 

@@ -16,6 +16,7 @@ import * as path from "node:path";
 import * as zlib from "node:zlib";
 import { after, before, describe, it } from "node:test";
 import { stringify as toYaml, parse as parseYaml } from "yaml";
+import { addonDependencies, ADDONS } from "../../components/compute-plane/addons";
 import { CATALOG } from "../../components/control-plane/catalog";
 import { releaseDependencies } from "../../components/control-plane/ordering";
 import { FakeControlPlane } from "../support/fake-icms";
@@ -30,11 +31,19 @@ const NGC_KEY = "e2e-ngc-key";
 const CASSANDRA_PASSWORD = "e2e-cassandra-password-0123456789";
 const GPU = "gpu-e2e";
 const CONTROLLER_NS = "envoy-gateway-system";
-/** Every namespace the stack owns with this config (control plane + one compute plane). */
+/** Every namespace the stack owns with this config (control plane + one compute plane with every add-on). */
 const STACK_NAMESPACES = [
     "monitoring", "nats-system", "cert-manager", "vault-system", "cassandra-system", "api-keys", "sis", "nvcf", "ess",
-    "nvca-operator", "nvca-system", "nvcf-backend",
+    "nvca-operator", "nvca-system", "nvcf-backend", "kai-scheduler", "grove-system", "dynamo-system",
 ];
+/** The compute-plane bundle's add-ons, all on for the GPU plane. */
+const ADDON_SWITCHES = {
+    kaiScheduler: { enabled: true },
+    groveOperator: { enabled: true },
+    dynamoOperator: { enabled: true },
+    topologyAwareScheduling: { enabled: true },
+};
+const ADDON_RELEASES = ADDONS.map((a) => a.name);
 const MIN = 60_000;
 
 const { tools, missing } = findTools();
@@ -49,7 +58,8 @@ const skip =
 
 /**
  * The e2e stack file's config, as a user writes it: Pulumi.dev.yaml's, with local charts, no
- * awaiting, one same-cluster GPU plane. The secrets are set with `pulumi config set --secret`.
+ * awaiting, one same-cluster GPU plane with every add-on on (their charts from the same local
+ * directory). The secrets are set with `pulumi config set --secret`.
  */
 function stackConfig(icmsUrl: string, openbaoUrl: string) {
     return {
@@ -81,6 +91,7 @@ function stackConfig(icmsUrl: string, openbaoUrl: string) {
                 cluster: { sameAsControlPlane: true, skipAwait: true },
                 registration: { icmsURL: icmsUrl, apiKeysURL: icmsUrl, timeoutSeconds: 10, retries: 1 },
                 smbCsiDriver: { source: path.join(CHARTS, "csi-driver-smb") },
+                addons: ADDON_SWITCHES,
             },
         ],
         "nvcf-self-managed:openbaoAccess": { address: openbaoUrl },
@@ -220,7 +231,9 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             const deps = Object.fromEntries(releaseDependencies(enabled));
             // The compute plane: the operator waits for the SMB driver and the whole control plane.
             deps["csi-driver-smb"] = [];
-            deps["nvca-operator"] = [...enabled.map((e) => e.name), "csi-driver-smb"];
+            // The compute plane: the add-ons by their needs; the operator after them too.
+            for (const [name, needs] of addonDependencies(ADDONS)) deps[name] = needs;
+            deps["nvca-operator"] = [...enabled.map((e) => e.name), "csi-driver-smb", ...ADDON_RELEASES];
             fs.writeFileSync(process.env.E2E_BENCH_OUT, JSON.stringify({ timings, installMs: Object.fromEntries(benchInstallMs), deps }, null, 2));
         }
         // Best effort: a failed run still tears down what it can, then the processes always stop.
@@ -302,7 +315,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             .filter((r: any) => r.type === "kubernetes:helm.sh/v3:Release")
             .map((r: any) => ({ name: r.inputs.name, namespace: r.inputs.namespace }));
         benchInstallMs = installMs;
-        for (const must of ["nats", "openbao-server", "cassandra", "api", "admin-issuer-proxy", "ingress", "function-autoscaler", "otel-collector", "csi-driver-smb", "nvca-operator"]) {
+        for (const must of ["nats", "openbao-server", "cassandra", "api", "admin-issuer-proxy", "ingress", "function-autoscaler", "otel-collector", "csi-driver-smb", ...ADDON_RELEASES, "nvca-operator"]) {
             assert.ok(releases.some((r) => r.name === must), `release ${must} declared`);
         }
     });
@@ -352,8 +365,9 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         }
         const enabled = CATALOG.filter((e) => byName.has(e.name));
         const deps = releaseDependencies(enabled);
-        const planeReleases = ["csi-driver-smb", "nvca-operator"];
-        for (const [name, needs] of deps) {
+        const planeReleases = ["csi-driver-smb", ...ADDON_RELEASES, "nvca-operator"];
+        // The add-ons by the bundle's needs (the topology after its scheduler, Grove's binding after both).
+        for (const [name, needs] of [...deps, ...addonDependencies(ADDONS)]) {
             for (const need of needs) {
                 assert.ok(nanos(byName.get(need)!.firstDeployed) < nanos(byName.get(name)!.firstDeployed), `${name} installed after ${need}`);
             }
@@ -381,6 +395,21 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         for (const e of envEntries) assert.equal(e.value, CASSANDRA_PASSWORD, "DEFAULT_CASSANDRA_PASSWORD equals the service-role password");
         assert.equal(values.get("nats").nats?.workerAuth ?? "nkey", "nkey", "NATS worker auth");
         assert.equal(values.get("api").api?.natsWorkerAuth ?? "nkey", "nkey", "api NATS worker auth");
+
+        // The add-ons: the bundle's values, and NVCA's gates and merge config naming them.
+        assert.deepEqual(values.get("kai-scheduler").global.imagePullSecrets, [{ name: "nvcr-pull-secret" }]);
+        assert.equal(values.get("kai-scheduler").defaultQueue.childName, "default-queue");
+        assert.deepEqual(values.get("nvcf-kai-topology").kaiScheduler, { enabled: true });
+        assert.deepEqual(values.get("nvcf-grove-topology").groveOperator, { enabled: true });
+        assert.equal(values.get("nvcf-kai-topology").topologies[0].name, "nvcf-mnnvl-topology");
+        assert.deepEqual(values.get("grove-operator").config.topologyAwareScheduling, { enabled: true });
+        assert.deepEqual(values.get("dynamo-operator").global.grove, { enabled: true, install: false });
+        const nvca = values.get("nvca-operator");
+        for (const gate of ["KAIScheduler", "DynamoOperatorSupport"]) assert.ok(nvca.selfManaged.featureGateValues.includes(gate), gate);
+        const policy = JSON.parse(nvca.agentConfig.mergeConfig).cluster.validationPolicy;
+        assert.equal(policy.name, "Default");
+        const kinds = policy.allowedExtraKubernetesTypes.map((t: { kind: string }) => t.kind);
+        for (const kind of ["PodGroup", "PodCliqueSet", "PodGang", "DynamoGraphDeployment"]) assert.ok(kinds.includes(kind), kind);
     });
 
     it("registered the GPU cluster with the real API server's issuer and JWKS", { timeout: MIN }, async () => {
@@ -468,7 +497,32 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
     });
 
     it("destroys everything it created", { timeout: 15 * MIN }, async () => {
-        await timed("destroy", () => withNamespaceFinalizer(() => cli.run(["destroy", "--yes", "--skip-preview"])));
+        // The compute plane's releases by URN, to read the engine's delete steps in order.
+        const planeReleases = new Map<string, string>(
+            (await deployedResources())
+                .filter((r: any) => r.type === "kubernetes:helm.sh/v3:Release" && [...ADDON_RELEASES, "nvca-operator"].includes(r.inputs.name))
+                .map((r: any) => [r.urn, r.inputs.name]),
+        );
+        assert.equal(planeReleases.size, ADDON_RELEASES.length + 1, "every add-on and the operator deployed before destroy");
+        const started = new Map<string, number>();
+        const finished = new Map<string, number>();
+        let seq = 0;
+        const onEvent = ({ event }: TimedEvent) => {
+            seq++;
+            const pre = event.resourcePreEvent?.metadata;
+            if (pre?.op === "delete" && planeReleases.has(pre.urn)) started.set(planeReleases.get(pre.urn)!, seq);
+            const out = event.resOutputsEvent?.metadata;
+            if (out?.op === "delete" && planeReleases.has(out.urn)) finished.set(planeReleases.get(out.urn)!, seq);
+        };
+        await timed("destroy", () => withNamespaceFinalizer(() => cli.run(["destroy", "--yes", "--skip-preview"], { onEvent })));
+        // Reverse order: the operator first, then each add-on before what it needs.
+        const removedBefore = (first: string, then: string) => {
+            assert.ok(started.has(first) && started.has(then), `delete steps of ${first} and ${then}`);
+            const firstDone = finished.get(first) ?? started.get(first)!;
+            assert.ok(firstDone < started.get(then)!, `${first} removed before ${then}`);
+        };
+        for (const addon of ADDON_RELEASES) removedBefore("nvca-operator", addon);
+        for (const [name, needs] of addonDependencies(ADDONS)) for (const need of needs) removedBefore(name, need);
         assert.deepEqual(await deployedResources(), [], "the stack holds no resource");
         assert.deepEqual((await releaseSecrets()).map((s) => `${s.metadata.namespace}/${s.metadata.name}`), []);
         for (const ns of [...STACK_NAMESPACES, "kube-system", CONTROLLER_NS]) {

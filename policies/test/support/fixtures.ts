@@ -182,6 +182,9 @@ export const smbRelease = () =>
 export const kaiRelease = () =>
     computeRelease("kai-scheduler", "kai-scheduler", "v0.16.7", {}, { chart: "oci://ghcr.io/kai-scheduler/kai-scheduler/kai-scheduler" });
 
+export const dynamoRelease = () =>
+    computeRelease("dynamo-operator", "dynamo-system", "1.2.1", {}, { chart: "dynamo-platform", repositoryOpts: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo" } });
+
 export const nvcaOperatorRelease = (): FixtureResource => ({
     ...computeRelease("nvca-operator", "nvca-operator", "1.21.3", {
         clusterName: "gpu-a",
