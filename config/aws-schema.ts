@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { dnsLabel, dnsSubdomain, grammarString } from "./grammar";
 
 /** AWS identifiers, checked before anything is declared. */
 export const awsRegion = z.string().regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/, { message: "must be an AWS region such as us-west-2" });
@@ -31,7 +32,7 @@ export const dnsSchema = z
                 zoneId: hostedZoneId,
                 ...awsAccessShape,
                 /** The Gateway whose address the records point at; default the shared gateway. */
-                gateway: z.strictObject({ name: z.string().min(1), namespace: z.string().min(1) }).optional(),
+                gateway: z.strictObject({ name: grammarString(dnsSubdomain), namespace: grammarString(dnsLabel) }).optional(),
                 ttl: z.number().int().min(0).max(172800).default(300),
             })
             .optional(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { eksClusterSchema } from "./aws-schema";
 import { section, toleration } from "./schema";
+import * as gr from "./grammar";
 
 /**
  * One GPU cluster (compute plane), as the compute-plane bundle's environment file and
@@ -9,7 +10,7 @@ import { section, toleration } from "./schema";
 
 
 const rfc1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const url = (protocols: RegExp) => z.url({ protocol: protocols }).optional();
+const url = (protocols: RegExp) => gr.url(protocols).optional();
 
 /** Pull secret names the NVCA mirror reserves for itself: a user's pull secret must not take one. */
 export const RESERVED_PULL_SECRET_NAMES = [
@@ -100,11 +101,11 @@ export const computePlaneSchema = z.strictObject({
         /** The control plane's cluster (its kubeconfig and context). */
         sameAsControlPlane: z.boolean().default(false),
         /** A context of $KUBECONFIG/~/.kube/config, or of the cluster's entry in computePlaneKubeconfigs. */
-        context: z.string().min(1).optional(),
+        context: gr.grammarString(gr.singleLine).min(1).optional(),
         /** An EKS cluster by name: its OIDC issuer registers it, no API-server discovery needed. */
         eks: eksClusterSchema.optional(),
         /** Stable provider identity; defaults to the cluster name. */
-        clusterIdentifier: z.string().min(1).optional(),
+        clusterIdentifier: gr.grammarString(gr.singleLine).min(1).optional(),
         /** Skip Helm's and the DaemonSet's waits (clusters with no nodes). */
         skipAwait: z.boolean().default(false),
     }),
@@ -114,46 +115,47 @@ export const computePlaneSchema = z.strictObject({
         .regex(/^[a-z0-9-]+$/i, { message: "must be a region name such as us-west-1" })
         .transform((r) => r.toLowerCase())
         .default("us-west-1"),
-    ncaId: z.string().min(1).default("nvcf-default"),
+    ncaId: gr.grammarString(gr.singleLine).min(1).default("nvcf-default"),
     cloudProvider: z
         .enum(["ON-PREM", "DGX-CLOUD", "AWS", "OCI", "AZURE", "GDN", "GFN", "GCP", "NCP"])
         .default("ON-PREM"),
     /** The control-plane endpoints as the GPU cluster's pods reach them (`global.nvcaOperator.selfManaged`). */
     selfManaged: section({
         icmsServiceURL: url(/^https?$/),
-        icmsServiceHostHeaderOverride: z.string().optional(),
+        icmsServiceHostHeaderOverride: gr.grammarString(gr.hostHeader).optional(),
         revalServiceURL: url(/^https?$/),
-        revalServiceHostHeaderOverride: z.string().optional(),
+        revalServiceHostHeaderOverride: gr.grammarString(gr.hostHeader).optional(),
         natsURL: url(/^(nats|tls|ws|wss)$/),
-        natsHostOverride: z.string().optional(),
+        // A TLS server name for tls/wss, checked as a host name all the same.
+        natsHostOverride: gr.grammarString(gr.hostHeader).optional(),
     }),
     /** The control-plane endpoints as this program reaches them, for the registration. */
     registration: section({
         icmsURL: url(/^https?$/),
-        icmsHostHeader: z.string().optional(),
+        icmsHostHeader: gr.grammarString(gr.hostHeader).optional(),
         apiKeysURL: url(/^https?$/),
-        apiKeysHostHeader: z.string().optional(),
+        apiKeysHostHeader: gr.grammarString(gr.hostHeader).optional(),
         timeoutSeconds: z.number().int().min(1).max(600).default(30),
         retries: z.number().int().min(0).max(10).default(3),
     }),
     /** Image registry override for mirrors; defaults to the control plane's global.image. */
-    image: section({ registry: z.string().min(1).optional(), repository: z.string().min(1).optional() }),
+    image: section({ registry: gr.grammarString(gr.registryHost).optional(), repository: gr.grammarString(gr.repositoryPath).optional() }),
     /** Chart source override; defaults to the control plane's global.helm.sources. */
     helmSources: section({
-        registry: z.string().optional(),
-        repository: z.string().optional(),
+        registry: gr.grammarString(gr.registryHost).optional(),
+        repository: gr.grammarString(gr.repositoryPath).optional(),
         url: url(/^https?$/),
-        path: z.string().min(1).optional(),
+        path: gr.grammarString(gr.filePath).optional(),
     }),
-    imagePullSecrets: z.array(z.strictObject({ name: z.string().regex(rfc1123) })).default([]),
+    imagePullSecrets: z.array(z.strictObject({ name: gr.grammarString(gr.dnsSubdomain) })).default([]),
     nvcaOperator: section({
-        chartVersion: z.string().default("1.21.3"),
-        imageTag: z.string().default("3.2.7"),
-        nvcaVersion: z.string().default("3.2.7"),
+        chartVersion: gr.grammarString(gr.chartVersion).default("1.21.3"),
+        imageTag: gr.grammarString(gr.imageTag).default("3.2.7"),
+        nvcaVersion: gr.grammarString(gr.imageTag).default("3.2.7"),
         otelCollector: section({
             enabled: z.boolean().optional(),
-            imageTag: z.string().default("0.157.9"),
-            imageRepository: z.string().optional(),
+            imageTag: gr.grammarString(gr.imageTag).default("0.157.9"),
+            imageRepository: gr.grammarString(gr.imageName).optional(),
         }),
         agent: section({
             tolerations: z.array(toleration).default([]),
@@ -169,8 +171,8 @@ export const computePlaneSchema = z.strictObject({
     }),
     nodeSelector: section({
         enabled: z.boolean().default(false),
-        key: z.string().default("nvcf.nvidia.com/workload"),
-        value: z.string().default("worker"),
+        key: gr.grammarString(gr.qualifiedName).default("nvcf.nvidia.com/workload"),
+        value: gr.grammarString(gr.labelValue).default("worker"),
     }),
     tolerations: z.array(toleration).default([]),
     /** Extra NVCA feature gates; `-Gate` turns a default off. */
@@ -180,7 +182,7 @@ export const computePlaneSchema = z.strictObject({
     networkPolicy: z.record(z.string(), z.unknown()).optional(),
     agentConfig: section({ mergeConfig: z.record(z.string(), z.unknown()).optional() }),
     smbCsiDriver: section({
-        version: z.string().default("v1.17.0"),
+        version: gr.grammarString(gr.chartVersion).default("v1.17.0"),
         /** An https chart repository, an `oci://` mirror of the chart, or a local chart directory. */
         source: z
             .string()
@@ -188,8 +190,8 @@ export const computePlaneSchema = z.strictObject({
             .default("https://raw.githubusercontent.com/kubernetes-csi/csi-driver-smb/master/charts"),
     }),
     inotifyTuner: section({
-        initImage: z.string().default("busybox:1.36"),
-        pauseImage: z.string().default("registry.k8s.io/pause:3.9"),
+        initImage: gr.grammarString(gr.imageReference).default("busybox:1.36"),
+        pauseImage: gr.grammarString(gr.imageReference).default("registry.k8s.io/pause:3.9"),
     }),
     /** The bundle's optional GPU scheduling add-ons, installed by this stack. */
     addons: addonsSchema,

@@ -1,5 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { PROJECT, SECRET_KEYS, SecretKey, STRUCTURED_KEYS } from "./keys";
+import type { ConfigProblem } from "./errors";
+import { secretFormProblems } from "./secret-forms";
 import { ParseOptions, parseSettings, RawConfig, Settings } from "./settings";
 
 /**
@@ -26,11 +28,15 @@ export function readRawConfig(): RawConfig {
     }
     const secrets: RawConfig["secrets"] = {};
     const plaintextSecretKeys: SecretKey[] = [];
+    const formProblems: ConfigProblem[] = [];
     for (const key of SECRET_KEYS) {
         const value = config.getSecret(key);
         if (value === undefined) continue;
         secrets[key] = value;
         if (!isConfigSecret(`${PROJECT}:${key}`)) plaintextSecretKeys.push(key);
+        // The text as the engine handed it over; it stays inside the check, which reports positions only.
+        const text = pulumi.runtime.getConfig(`${PROJECT}:${key}`);
+        if (text) formProblems.push(...secretFormProblems(key, text));
     }
     return {
         values,
@@ -38,6 +44,7 @@ export function readRawConfig(): RawConfig {
         unknownKeys,
         computePlaneKubeconfigNames: secretObjectKeys(`${PROJECT}:computePlaneKubeconfigs`),
         plaintextSecretKeys,
+        secretFormProblems: formProblems,
     };
 }
 

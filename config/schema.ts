@@ -1,5 +1,30 @@
 import { z } from "zod";
 import { eksClusterSchema } from "./aws-schema";
+import {
+    chartVersion,
+    dnsLabel,
+    dnsSubdomain,
+    filePath,
+    grammarString as g,
+    hostname,
+    imageName,
+    imageReference,
+    imageTag as tagGrammar,
+    int32,
+    labelValue,
+    orEmpty,
+    pdbBound,
+    port,
+    PULL_POLICIES,
+    qualifiedName,
+    registryHost,
+    registryUsername,
+    repositoryPath,
+    singleLine,
+    stringMap,
+    TOLERATION_EFFECTS,
+    url,
+} from "./grammar";
 
 /**
  * The control-plane environment, key for key as NVIDIA's `environments/<env>.yaml` for the
@@ -14,8 +39,11 @@ export function section<T extends z.core.$ZodLooseShape>(shape: T) {
 }
 
 const freeMap = z.record(z.string(), z.unknown());
-const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const dnsName = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** The bundle's placeholder org/team: accepted here so the rules can say what it is. */
+const PLACEHOLDER_REPOSITORY = "YOUR_ORG/YOUR_TEAM";
+const line = () => g(singleLine);
+const annotations = () => stringMap(qualifiedName).default({});
+const labels = () => stringMap(qualifiedName, labelValue).default({});
 
 export const CHART_MANAGED_ANNOTATION_PREFIXES = ["checksum/", "vault.hashicorp.com/"] as const;
 export const RESERVED_ANNOTATION_PREFIX = "nvcf.nvidia.com/nats-worker-auth";
@@ -28,6 +56,16 @@ export const podAnnotations = z
     .record(z.string(), z.unknown())
     .superRefine((annotations, ctx) => {
         for (const [key, value] of Object.entries(annotations)) {
+            const keyWhy = qualifiedName.check(key);
+            if (keyWhy) {
+                ctx.addIssue({
+                    code: "custom",
+                    path: [key],
+                    input: key,
+                    message: `the key must be ${qualifiedName.what}: ${keyWhy}`,
+                    params: { allowed: qualifiedName.allowed },
+                });
+            }
             if (typeof value !== "string") {
                 ctx.addIssue({
                     code: "custom",
@@ -63,21 +101,22 @@ export const podAnnotations = z
 
 const pdb = section({
     enabled: z.boolean().default(false),
-    minAvailable: z.union([z.number().int(), z.string()]).optional(),
-    maxUnavailable: z.union([z.number().int(), z.string()]).optional(),
+    minAvailable: pdbBound().optional(),
+    maxUnavailable: pdbBound().optional(),
 });
 function pdbWith(defaults: { maxUnavailable?: number; minAvailable?: number }) {
     return pdb.prefault(defaults);
 }
 const servicePdb = () => pdbWith({ maxUnavailable: 1 });
 
-const nodeSelectorEntry = z.strictObject({ key: z.string().min(1), value: z.string() }).nullable();
+const nodeSelectorEntry = z.strictObject({ key: g(qualifiedName), value: g(labelValue) }).nullable();
 export const toleration = z.looseObject({
-    key: z.string().optional(),
+    // "" with operator Exists tolerates every taint.
+    key: orEmpty(qualifiedName).optional(),
     operator: z.enum(["Exists", "Equal"]).optional(),
-    value: z.string().optional(),
-    effect: z.string().optional(),
-    tolerationSeconds: z.number().int().optional(),
+    value: g(labelValue).optional(),
+    effect: z.enum(TOLERATION_EFFECTS).optional(),
+    tolerationSeconds: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional(),
 });
 const tolerationList = z.array(toleration);
 
@@ -86,38 +125,38 @@ function accountLimit(name: string, max: number) {
     return z.number().int().min(1, { message }).max(max, { message }).default(10);
 }
 
-const imageTag = section({ tag: z.string().default("") });
+/** An image tag; "" (the bundle's default) leaves the chart's own. */
+const tag = () => orEmpty(tagGrammar);
+const pullPolicy = () => z.enum(PULL_POLICIES);
+const imageTag = section({ tag: tag().default("") });
 
 export const controlPlaneSchema = z.strictObject({
     global: section({
-        domain: z
-            .string()
-            .regex(dnsName, { message: "global.domain must be a DNS name" })
-            .default("localhost"),
+        domain: g(dnsSubdomain, { message: "global.domain must be a DNS name", allowed: false }).default("localhost"),
         helm: section({
             sources: section({
-                registry: z.string().default("nvcr.io"),
-                repository: z.string().default("YOUR_ORG/YOUR_TEAM"),
-                url: z.url({ protocol: /^https?$/ }).optional(),
-                username: z.string().optional(),
-                path: z.string().min(1).optional(),
+                registry: g(registryHost).default("nvcr.io"),
+                repository: g(repositoryPath, { also: [PLACEHOLDER_REPOSITORY] }).default(PLACEHOLDER_REPOSITORY),
+                url: url(/^https?$/).optional(),
+                username: g(registryUsername).optional(),
+                path: g(filePath).optional(),
             }),
         }),
-        imagePullSecrets: z.array(z.strictObject({ name: z.string().regex(dnsName) })).default([]),
+        imagePullSecrets: z.array(z.strictObject({ name: g(dnsSubdomain) })).default([]),
         image: section({
-            registry: z.string().min(1).default("nvcr.io"),
-            repository: z.string().min(1).default("YOUR_ORG/YOUR_TEAM"),
+            registry: g(registryHost).default("nvcr.io"),
+            repository: g(repositoryPath, { also: [PLACEHOLDER_REPOSITORY] }).default(PLACEHOLDER_REPOSITORY),
         }),
         workerEndpoints: section({
-            nvcfServiceURL: z.string().default(""),
-            nvcfGrpcServiceURL: z.string().default(""),
-            nvcfNatsServiceURL: z.string().default(""),
-            essServiceURL: z.string().default(""),
-            nvctServiceURL: z.string().default(""),
-            nvctGrpcServiceURL: z.string().default(""),
-            invocationServiceURL: z.string().default(""),
-            grpcProxyWorkerConnectURL: z.string().default(""),
-            llmRequestRouterAddress: z.string().default(""),
+            nvcfServiceURL: line().default(""),
+            nvcfGrpcServiceURL: line().default(""),
+            nvcfNatsServiceURL: line().default(""),
+            essServiceURL: line().default(""),
+            nvctServiceURL: line().default(""),
+            nvctGrpcServiceURL: line().default(""),
+            invocationServiceURL: line().default(""),
+            grpcProxyWorkerConnectURL: line().default(""),
+            llmRequestRouterAddress: line().default(""),
         }),
         nodeSelectors: section({
             enabled: z.boolean().default(false),
@@ -138,7 +177,7 @@ export const controlPlaneSchema = z.strictObject({
             controlplane: tolerationList.optional(),
             worker: tolerationList.optional(),
         }),
-        storageClass: z.string().default(""),
+        storageClass: orEmpty(dnsSubdomain).default(""),
         storageSize: z
             .string()
             .regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/, { message: "must be a Kubernetes quantity such as 10Gi" })
@@ -146,8 +185,8 @@ export const controlPlaneSchema = z.strictObject({
         observability: section({
             tracing: section({
                 enabled: z.boolean().default(false),
-                collectorEndpoint: z.string().default(""),
-                collectorPort: z.number().int().min(1).max(65535).default(4317),
+                collectorEndpoint: line().default(""),
+                collectorPort: port().default(4317),
                 collectorProtocol: z.enum(["http", "https", "grpc"]).default("http"),
             }),
             metrics: section({ enabled: z.boolean().default(false) }),
@@ -160,19 +199,19 @@ export const controlPlaneSchema = z.strictObject({
                 message: "observability.profile must be disabled, control, compute, or all",
             })
             .default("control"),
-        namespace: z.string().regex(dnsLabel).default("monitoring"),
+        namespace: g(dnsLabel).default("monitoring"),
         /** Where the bundle's local charts (nvcf-otel-collector, nvcf-default-monitors) are. */
-        chartsPath: z.string().min(1).optional(),
+        chartsPath: g(filePath).optional(),
     }),
     metricsBackend: section({
         mode: z.enum(["install", "existing"]).default("install"),
-        remoteWriteEndpoint: z.string().default(""),
-        promqlEndpoint: z.string().default(""),
+        remoteWriteEndpoint: line().default(""),
+        promqlEndpoint: line().default(""),
         authentication: section({
             mode: z.enum(["none", "token", "mtls"]).default("none"),
-            authnEndpoint: z.string().default(""),
-            clientCertificatePath: z.string().default(""),
-            clientPrivateKeyPath: z.string().default(""),
+            authnEndpoint: line().default(""),
+            clientCertificatePath: line().default(""),
+            clientPrivateKeyPath: line().default(""),
         }),
     }),
     prometheusOperatorCrds: section({
@@ -208,9 +247,8 @@ export const controlPlaneSchema = z.strictObject({
         }),
     }),
     collector: section({
-        collectorName: z.string().default("nvcf-observability"),
-        image: z
-            .string()
+        collectorName: g(dnsLabel).default("nvcf-observability"),
+        image: g(imageReference)
             .default(
                 "ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib:0.129.1",
             ),
@@ -229,13 +267,13 @@ export const controlPlaneSchema = z.strictObject({
     defaultMonitors: freeMap.default({}),
 
     functionAutoscaler: section({
-        region: z.string().default("local"),
+        region: line().default("local"),
         cassandra: section({
-            contactPoints: z.string().default("cassandra.cassandra-system.svc.cluster.local"),
+            contactPoints: line().default("cassandra.cassandra-system.svc.cluster.local"),
             isDevelopment: z.boolean().default(false),
         }),
         nvcfApi: section({
-            grpcAddress: z.string().default("http://api.nvcf.svc.cluster.local:9090"),
+            grpcAddress: line().default("http://api.nvcf.svc.cluster.local:9090"),
             disableAuth: z.boolean().default(false),
             dryRun: z.boolean().default(false),
         }),
@@ -261,7 +299,7 @@ export const controlPlaneSchema = z.strictObject({
             .default("nkey"),
         authCallout: section({
             workerTokenAuth: section({
-                webhookUrl: z.string().default("http://api.nvcf.svc.cluster.local:8080/v2/nvcf/webhook/nats-auth"),
+                webhookUrl: line().default("http://api.nvcf.svc.cluster.local:8080/v2/nvcf/webhook/nats-auth"),
             }),
         }),
         podAnnotations,
@@ -269,14 +307,14 @@ export const controlPlaneSchema = z.strictObject({
 
     cassandra: section({
         enabled: z.boolean().default(true),
-        replicaCount: z.number().int().min(1).default(3),
+        replicaCount: int32(1).default(3),
         resourcesPreset: z
             .enum(["none", "nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"])
             .default("xlarge"),
         podDisruptionBudget: pdbWith({ minAvailable: 2 }),
         image: imageTag,
         migrations: section({
-            image: section({ tag: z.string().default(""), pullPolicy: z.string().default("") }),
+            image: section({ tag: tag().default(""), pullPolicy: pullPolicy().default("") }),
         }),
     }),
 
@@ -295,9 +333,9 @@ export const controlPlaneSchema = z.strictObject({
             })
             .prefault({}),
         injector: section({
-            replicas: z.number().int().min(1).default(2),
+            replicas: int32(1).default(2),
             webhook: freeMap.default({ failurePolicy: "Ignore" }),
-            podDisruptionBudget: section({ minAvailable: z.number().int().min(0).default(1) }),
+            podDisruptionBudget: section({ minAvailable: int32(0).default(1) }),
         }),
         server: section({
             ha: section({ disruptionBudget: pdbWith({ maxUnavailable: 1 }) }),
@@ -315,30 +353,30 @@ export const controlPlaneSchema = z.strictObject({
             pki: section({
                 enabled: z.boolean().default(false),
                 mode: z.enum(["certManager", "existingSecret"]).default("certManager"),
-                allowedDomains: z.string().default(""),
-                dnsNames: z.array(z.string()).default([]),
-                secretName: z.string().optional(),
+                allowedDomains: line().default(""),
+                dnsNames: z.array(g(hostname)).default([]),
+                secretName: g(dnsSubdomain).optional(),
                 issuerKind: z.enum(["ClusterIssuer", "Issuer"]).default("ClusterIssuer"),
-                issuerName: z.string().regex(dnsName).max(253).default("nvcf-openbao-pki"),
+                issuerName: g(dnsSubdomain).default("nvcf-openbao-pki"),
                 clusterIssuer: z.strictObject({ enabled: z.boolean() }).optional(),
-                namespace: z.string().default("vault-system"),
-                mountPath: z.string().default("/etc/stargate/tls"),
-                certPath: z.string().default("/etc/stargate/tls/tls.crt"),
-                keyPath: z.string().default("/etc/stargate/tls/tls.key"),
+                namespace: g(dnsLabel).default("vault-system"),
+                mountPath: g(filePath).default("/etc/stargate/tls"),
+                certPath: g(filePath).default("/etc/stargate/tls/tls.crt"),
+                keyPath: g(filePath).default("/etc/stargate/tls/tls.key"),
                 image: section({
-                    registry: z.string().optional(),
-                    repository: z.string().optional(),
-                    tag: z.string().optional(),
-                    pullPolicy: z.string().default("IfNotPresent"),
+                    registry: g(registryHost).optional(),
+                    repository: g(repositoryPath).optional(),
+                    tag: tag().optional(),
+                    pullPolicy: pullPolicy().default("IfNotPresent"),
                 }),
             }),
             gateway: section({
-                replicaCount: z.number().int().min(0).default(3),
+                replicaCount: int32(0).default(3),
                 image: section({
-                    registry: z.string().optional(),
-                    repository: z.string().optional(),
-                    tag: z.string().default(""),
-                    pullPolicy: z.string().default(""),
+                    registry: g(registryHost).optional(),
+                    repository: g(repositoryPath).optional(),
+                    tag: tag().default(""),
+                    pullPolicy: pullPolicy().default(""),
                 }),
                 auth: section({ grpcInsecure: z.boolean().default(false) }),
                 metrics: section({
@@ -347,8 +385,8 @@ export const controlPlaneSchema = z.strictObject({
                 }),
             }),
             requestRouter: section({
-                replicaCount: z.number().int().min(0).default(3),
-                service: section({ grpcPort: z.number().int().min(1).max(65535).default(50071) }),
+                replicaCount: int32(0).default(3),
+                service: section({ grpcPort: port().default(50071) }),
                 metrics: section({
                     enabled: z.boolean().default(true),
                     serviceMonitor: z.strictObject({ enabled: z.boolean() }).optional(),
@@ -358,30 +396,34 @@ export const controlPlaneSchema = z.strictObject({
         }),
         vanityGateway: section({
             enabled: z.boolean().default(false),
-            replicaCount: z.number().int().min(0).default(2),
-            image: section({ tag: z.string().default(""), pullPolicy: z.string().default("IfNotPresent") }),
+            replicaCount: int32(0).default(2),
+            image: section({ tag: tag().default(""), pullPolicy: pullPolicy().default("IfNotPresent") }),
             config: section({
-                mappingPath: z.string().default("/etc/vanity-gateway/config/config.yaml"),
-                nvcfApiEndpoint: z.string().default("http://invocation.nvcf.svc.cluster.local:8080"),
-                secretsPath: z.string().default(""),
+                mappingPath: g(filePath).default("/etc/vanity-gateway/config/config.yaml"),
+                nvcfApiEndpoint: line().default("http://invocation.nvcf.svc.cluster.local:8080"),
+                secretsPath: line().default(""),
                 privateModelNameRegexPattern: z.string().default(""),
-                awsRegion: z.string().default(""),
-                shadowMaxConcurrent: z.number().int().min(1).default(256),
+                awsRegion: line().default(""),
+                shadowMaxConcurrent: int32(1).default(256),
             }),
             mappingConfig: freeMap.default({ v2config: { openai: {}, vanity: {} } }),
             serviceMonitor: section({
                 enabled: z.boolean().default(false),
-                interval: z.string().default("60s"),
-                labels: z.record(z.string(), z.string()).default({}),
+                interval: g({
+                    what: "a Prometheus duration",
+                    allowed: "a duration such as 30s, 1m or 1h30m",
+                    check: (v) => (/^([0-9]+(ms|s|m|h|d|w|y))+$/.test(v) ? undefined : "it is not a number and a unit"),
+                }).default("60s"),
+                labels: labels(),
             }),
             service: freeMap.default({}),
             serviceAccount: freeMap.default({}),
             podAnnotations,
-            podLabels: z.record(z.string(), z.string()).default({}),
+            podLabels: labels(),
             podSecurityContext: freeMap.default({}),
             securityContext: freeMap.default({}),
             resources: freeMap.default({}),
-            nodeSelector: z.record(z.string(), z.string()).default({}),
+            nodeSelector: labels(),
             tolerations: tolerationList.default([]),
             affinity: freeMap.default({}),
         }),
@@ -397,24 +439,24 @@ export const controlPlaneSchema = z.strictObject({
     }),
     rateLimiter: section({
         enabled: z.boolean().default(true),
-        replicaCount: z.number().int().min(1).default(1),
+        replicaCount: int32(1).default(1),
         podDisruptionBudget: servicePdb(),
     }),
 
     api: section({
         podAnnotations,
         image: section({
-            name: z.string().default("nvcf-service-oss"),
-            repository: z.string().optional(),
-            tag: z.string().optional(),
+            name: g(repositoryPath).default("nvcf-service-oss"),
+            repository: g(imageName).optional(),
+            tag: tag().optional(),
         }),
-        icmsBaseUrl: z.string().optional(),
-        jwt: section({ issuerUri: z.string().optional(), jwkSetUri: z.string().optional() }),
+        icmsBaseUrl: line().optional(),
+        jwt: section({ issuerUri: line().optional(), jwkSetUri: line().optional() }),
     }),
     nvctApi: section({
         podAnnotations,
-        icmsBaseUrl: z.string().optional(),
-        jwt: section({ issuerUri: z.string().optional(), jwkSetUri: z.string().optional() }),
+        icmsBaseUrl: line().optional(),
+        jwt: section({ issuerUri: line().optional(), jwkSetUri: line().optional() }),
     }),
     apikeys: section({ podAnnotations, podDisruptionBudget: servicePdb() }),
     ess: section({ podAnnotations, podDisruptionBudget: servicePdb() }),
@@ -423,13 +465,13 @@ export const controlPlaneSchema = z.strictObject({
         podDisruptionBudget: servicePdb(),
         // base.yaml's invocation.env is dead config (global.yaml.gotmpl never reads it); accepted so env files carry over.
         env: z.record(z.string(), z.string()).optional(),
-        tracing: section({ baggageAttributeAllowlist: z.array(z.string()).optional() }),
+        tracing: section({ baggageAttributeAllowlist: z.array(line()).optional() }),
     }),
     grpcproxy: section({
         podAnnotations,
         podDisruptionBudget: servicePdb(),
-        nvcfGrpcServiceURL: z.string().default(""),
-        workerConnectBaseURL: z.string().default(""),
+        nvcfGrpcServiceURL: line().default(""),
+        workerConnectBaseURL: line().default(""),
     }),
     natsAuthCalloutService: section({
         podAnnotations,
@@ -438,7 +480,7 @@ export const controlPlaneSchema = z.strictObject({
             logging: z
                 .strictObject({
                     level: z.enum(["debug", "info", "warn", "error"]).optional(),
-                    sampling: z.strictObject({ initial: z.number().int().min(0) }).optional(),
+                    sampling: z.strictObject({ initial: int32(0) }).optional(),
                 })
                 .optional(),
         }),
@@ -457,51 +499,52 @@ export const controlPlaneSchema = z.strictObject({
     ingress: section({
         gatewayApi: section({
             enabled: z.boolean().default(true),
-            controllerNamespace: z.string().default(""),
+            // "" is the bundle's unset; the rules require it where the release needs it.
+            controllerNamespace: orEmpty(dnsLabel).default(""),
             routes: section({
                 nvcfApi: section({
-                    routeAnnotations: z.record(z.string(), z.string()).default({}),
-                    grpc: section({ enabled: z.boolean().default(false), hostnames: z.array(z.string()).default([]) }),
+                    routeAnnotations: annotations(),
+                    grpc: section({ enabled: z.boolean().default(false), hostnames: z.array(g(hostname)).default([]) }),
                 }),
                 nvctApi: section({
-                    routeAnnotations: z.record(z.string(), z.string()).default({}),
-                    grpc: section({ enabled: z.boolean().default(false), hostnames: z.array(z.string()).default([]) }),
+                    routeAnnotations: annotations(),
+                    grpc: section({ enabled: z.boolean().default(false), hostnames: z.array(g(hostname)).default([]) }),
                 }),
-                apiKeys: section({ routeAnnotations: z.record(z.string(), z.string()).default({}) }),
-                invocation: section({ routeAnnotations: z.record(z.string(), z.string()).default({}) }),
-                llmInvocation: section({ routeAnnotations: z.record(z.string(), z.string()).default({}) }),
+                apiKeys: section({ routeAnnotations: annotations() }),
+                invocation: section({ routeAnnotations: annotations() }),
+                llmInvocation: section({ routeAnnotations: annotations() }),
                 vanityGateway: section({
-                    hostnames: z.array(z.string()).default([]),
-                    routeAnnotations: z.record(z.string(), z.string()).default({}),
+                    hostnames: z.array(g(hostname)).default([]),
+                    routeAnnotations: annotations(),
                     backend: section({
-                        name: z.string().default("vanity-gateway"),
-                        namespace: z.string().default("nvcf"),
-                        port: z.number().int().default(8080),
+                        name: g(dnsLabel).default("vanity-gateway"),
+                        namespace: g(dnsLabel).default("nvcf"),
+                        port: port().default(8080),
                     }),
                 }),
-                nvcfUi: section({ routeAnnotations: z.record(z.string(), z.string()).default({}) }),
-                grpc: section({ routeAnnotations: z.record(z.string(), z.string()).default({}) }),
+                nvcfUi: section({ routeAnnotations: annotations() }),
+                grpc: section({ routeAnnotations: annotations() }),
                 grpcWorker: section({
                     enabled: z.boolean().default(false),
-                    listenerName: z.string().default("worker-tcp"),
-                    routeAnnotations: z.record(z.string(), z.string()).default({}),
+                    listenerName: g(dnsLabel).default("worker-tcp"),
+                    routeAnnotations: annotations(),
                 }),
                 nats: section({
                     enabled: z.boolean().default(false),
-                    routeAnnotations: z.record(z.string(), z.string()).default({}),
+                    routeAnnotations: annotations(),
                 }),
                 ess: section({
                     enabled: z.boolean().default(false),
-                    routeAnnotations: z.record(z.string(), z.string()).default({}),
+                    routeAnnotations: annotations(),
                 }),
             }),
             gateways: section({
-                shared: section({ name: z.string().default(""), namespace: z.string().default("") }),
-                grpc: section({ name: z.string().default(""), namespace: z.string().default("") }),
+                shared: section({ name: orEmpty(dnsSubdomain).default(""), namespace: orEmpty(dnsLabel).default("") }),
+                grpc: section({ name: orEmpty(dnsSubdomain).default(""), namespace: orEmpty(dnsLabel).default("") }),
                 nats: section({
-                    name: z.string().default(""),
-                    namespace: z.string().default(""),
-                    listenerName: z.string().default("nats"),
+                    name: orEmpty(dnsSubdomain).default(""),
+                    namespace: orEmpty(dnsLabel).default(""),
+                    listenerName: g(dnsLabel).default("nats"),
                 }),
             }),
         }),
@@ -512,10 +555,7 @@ export type ControlPlaneConfig = z.infer<typeof controlPlaneSchema>;
 
 /** The equivalent of a Helmfile release's own `values:` block, plus a spot-upgrade version pin. */
 export const releaseOverrideSchema = z.strictObject({
-    version: z
-        .string()
-        .regex(/^v?[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.-]+)?$/, { message: "version must be a semantic version" })
-        .optional(),
+    version: g(chartVersion, { message: "version must be a semantic version" }).optional(),
     values: freeMap.optional(),
 });
 export type ReleaseOverride = z.infer<typeof releaseOverrideSchema>;
@@ -524,14 +564,14 @@ export type ReleaseOverride = z.infer<typeof releaseOverrideSchema>;
 export const clusterSchema = z
     .strictObject({
         /** A kubeconfig context; the kubeconfig is the `kubeconfig` secret, else $KUBECONFIG/~/.kube/config. */
-        context: z.string().min(1).optional(),
+        context: g(singleLine).min(1).optional(),
         /** An EKS cluster by name instead of a kubeconfig: endpoint, CA and `aws eks get-token`. */
         eks: eksClusterSchema.optional(),
         /**
          * A stable identity for the cluster, so a change of credentials or endpoint never
          * replaces every resource on it.
          */
-        clusterIdentifier: z.string().min(1).default("control-plane"),
+        clusterIdentifier: g(singleLine).min(1).default("control-plane"),
         /** Skip Helm's wait for workloads (a cluster with no nodes, such as the end-to-end suite). */
         skipAwait: z.boolean().default(false),
     })
@@ -543,15 +583,15 @@ export const registrySchema = z
         pullSecret: section({
             /** false when nodes or workloads pull with their own identity (the runbook's mirror setup). */
             enabled: z.boolean().default(true),
-            name: z.string().regex(dnsName).default("nvcr-pull-secret"),
+            name: g(dnsSubdomain).default("nvcr-pull-secret"),
             /** Defaults to `global.image.registry`. */
-            server: z.string().min(1).optional(),
-            username: z.string().min(1).default("$oauthtoken"),
+            server: g(registryHost).optional(),
+            username: g(registryUsername).default("$oauthtoken"),
         }),
         account: section({
-            username: z.string().min(1).default("$oauthtoken"),
-            containerRegistryHostname: z.string().min(1).default("nvcr.io"),
-            helmRegistryHostname: z.string().min(1).default("helm.ngc.nvidia.com"),
+            username: g(registryUsername).default("$oauthtoken"),
+            containerRegistryHostname: g(registryHost).default("nvcr.io"),
+            helmRegistryHostname: g(registryHost).default("helm.ngc.nvidia.com"),
         }),
     })
     .prefault({});
@@ -560,7 +600,7 @@ export const registrySchema = z
 export const openbaoAccessSchema = z
     .strictObject({
         /** An OpenBao address this program reaches directly; unset: through the API server to openbao-server-0. */
-        address: z.url({ protocol: /^https?$/ }).optional(),
+        address: url(/^https?$/).optional(),
         /** The scheme of OpenBao's in-cluster listener (the bundle serves plain http on 8200). */
         scheme: z.enum(["http", "https"]).default("http"),
         /** PEM CA certificate for `address`. */

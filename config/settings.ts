@@ -22,6 +22,8 @@ export interface RawConfig {
     readonly computePlaneKubeconfigNames?: readonly string[];
     /** Secret keys that are set, but stored in plain text (set without `--secret`). */
     readonly plaintextSecretKeys?: readonly SecretKey[];
+    /** Secrets whose text is not of their form (config/secret-forms.ts): key and position only. */
+    readonly secretFormProblems?: readonly ConfigProblem[];
 }
 
 export interface ParseOptions {
@@ -41,6 +43,7 @@ export function parseSettings(raw: RawConfig, options: ParseOptions): Settings {
             allowed: [...STRUCTURED_KEYS, ...SECRET_KEYS].map((k) => `${PROJECT}:${k}`).join(", "),
         })),
         ...plaintextSecretProblems(raw.plaintextSecretKeys ?? []),
+        ...(raw.secretFormProblems ?? []),
     ];
     const parsed = structuredSettingsSchema.safeParse(raw.values, { reportInput: true });
     if (!parsed.success) {

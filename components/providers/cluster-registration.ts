@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { PROJECT } from "../../config/project";
 import { changedInputs, secretConfig } from "./base";
 import { ApiError, deleteCluster, Endpoint, getCluster, listClusters, mintAdminToken, putJwks, registerCluster } from "./icms";
 import { ClusterIdentity, discoverClusterIdentity, discoverFromIssuer, KubeAccess } from "./oidc-discovery";
@@ -72,8 +73,7 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
     async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
         this.adminToken = secretConfig(req, "nvcfAdminToken");
         this.controlPlaneKubeconfig = secretConfig(req, "kubeconfig");
-        const kubeconfigs = secretConfig(req, "computePlaneKubeconfigs");
-        this.computePlaneKubeconfigs = kubeconfigs ? (JSON.parse(kubeconfigs) as Record<string, string>) : undefined;
+        this.computePlaneKubeconfigs = kubeconfigMap(secretConfig(req, "computePlaneKubeconfigs"));
     }
 
     async check(_olds: ClusterRegistrationInputs, news: ClusterRegistrationInputs): Promise<pulumi.dynamic.CheckResult<ClusterRegistrationInputs>> {
@@ -190,11 +190,11 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
         const context = inputs.kubeContext || undefined;
         switch (inputs.kubeconfigSource) {
             case "control-plane":
-                return { kubeconfig: this.controlPlaneKubeconfig, context };
+                return { kubeconfig: this.controlPlaneKubeconfig, context, source: `the secret ${PROJECT}:kubeconfig` };
             case "compute-plane": {
                 const kubeconfig = this.computePlaneKubeconfigs?.[inputs.clusterName];
                 if (!kubeconfig) throw new Error(`computePlaneKubeconfigs has no entry for ${inputs.clusterName}`);
-                return { kubeconfig, context };
+                return { kubeconfig, context, source: `the secret ${PROJECT}:computePlaneKubeconfigs entry ${inputs.clusterName}` };
             }
             default:
                 return { context };
@@ -210,6 +210,24 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
             throw new Error(`cluster registration of ${inputs.clusterName} (${operation}) failed: ${hint(err)}${cause}`);
         }
     }
+}
+
+/**
+ * The `computePlaneKubeconfigs` secret as a map. The config check refuses a malformed one before
+ * `up`; this one still never lets JSON.parse's message (which quotes the text) out.
+ */
+function kubeconfigMap(text: string | undefined): Record<string, string> | undefined {
+    if (!text) return undefined;
+    let parsed: unknown;
+    try {
+        parsed = JSON.parse(text);
+    } catch {
+        throw new Error(`the secret ${PROJECT}:computePlaneKubeconfigs is not a JSON object; set it with \`pulumi config set --secret --path 'computePlaneKubeconfigs.<cluster>'\``);
+    }
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === "string")) {
+        throw new Error(`the secret ${PROJECT}:computePlaneKubeconfigs is not an object of kubeconfig texts by cluster name`);
+    }
+    return parsed as Record<string, string>;
 }
 
 /** What an ICMS status means for the user, where the status alone says little. */

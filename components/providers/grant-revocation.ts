@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { PROJECT } from "../../config/project";
 import { changedInputs, secretConfig } from "./base";
 import { excerpt, httpRequest, jsonBody } from "./http";
 import { apiServer, type KubeAccess } from "./kube-access";
@@ -101,7 +102,9 @@ export class GrantRevocationProvider implements pulumi.dynamic.ResourceProvider<
     private async connect(inputs: GrantRevocationInputs): Promise<{ endpoint: OpenBaoEndpoint; token: string }> {
         const base = { timeoutMs: inputs.timeoutSeconds * 1000, retries: inputs.retries, retryDelayMs: this.retryDelayMs };
         const needsKube = inputs.via === "kubernetes" || inputs.tokenSource === "kubernetes-secret";
-        const api = needsKube ? await apiServer({ kubeconfig: inputs.kubeconfig ?? this.kubeconfig, context: inputs.kubeContext } satisfies KubeAccess) : undefined;
+        const source = inputs.kubeconfig !== undefined ? "the kubeconfig built for the EKS cluster" : `the secret ${PROJECT}:kubeconfig`;
+        const access: KubeAccess = { kubeconfig: inputs.kubeconfig ?? this.kubeconfig, context: inputs.kubeContext, source };
+        const api = needsKube ? await apiServer(access) : undefined;
         const endpoint: OpenBaoEndpoint =
             inputs.via === "address"
                 ? {
@@ -126,9 +129,17 @@ export class GrantRevocationProvider implements pulumi.dynamic.ResourceProvider<
         if (res.status !== 200) {
             throw new Error(`could not read OpenBao's root token from Secret ${s.namespace}/${s.name}: HTTP ${res.status}: ${excerpt(res.body)}`);
         }
-        const encoded = jsonBody<{ data?: Record<string, string> }>(res)?.data?.[s.key];
+        const encoded: unknown = jsonBody<{ data?: Record<string, unknown> }>(res)?.data?.[s.key];
         if (!encoded) throw new Error(`Secret ${s.namespace}/${s.name} has no key ${s.key}`);
-        return { endpoint, token: Buffer.from(encoded, "base64").toString("utf8").trim() };
+        const token = typeof encoded === "string" && /^[A-Za-z0-9+/]*={0,2}$/.test(encoded) ? Buffer.from(encoded, "base64").toString("utf8").trim() : "";
+        // Never quoted: it is the root token, or close to it.
+        if (!/^[\x21-\x7e]+$/.test(token)) {
+            throw new Error(
+                `Secret ${s.namespace}/${s.name} key ${s.key} at ${url} is not a base64 token of one line of printable characters; ` +
+                    "check that it is the chart's root-token Secret, or set openbaoToken",
+            );
+        }
+        return { endpoint, token };
     }
 }
 

@@ -1,7 +1,8 @@
 /**
  * The one small HTTP client of the dynamic providers: JSON in and out, a Host header override
- * (dialling a bare gateway), per-request TLS settings, a timeout, and bounded retries of
- * transient failures (5xx, connection resets). Built on node:http(s), not fetch, because fetch
+ * (dialling a bare gateway), per-request TLS settings, a deadline per attempt (idle and
+ * overall), and bounded retries of transient failures (5xx, 429, connection resets), honouring
+ * `Retry-After` up to a bound. Built on node:http(s), not fetch, because fetch
  * can set neither the Host header nor per-request TLS options.
  *
  * Dynamic providers are serialized with their closures: Node modules are required inside the
@@ -25,11 +26,14 @@ export interface HttpRequest {
     readonly headers?: Readonly<Record<string, string>>;
     /** Serialized as JSON unless already a string. */
     readonly body?: unknown;
+    /** Each attempt's deadline: for the whole exchange, and for any silence within it. */
     readonly timeoutMs?: number;
     /** Extra attempts after a transient failure. */
     readonly retries?: number;
-    /** Pause before retry n is n * retryDelayMs. */
+    /** Pause before retry n is n * retryDelayMs (unless the server's `Retry-After` says otherwise). */
     readonly retryDelayMs?: number;
+    /** The longest `Retry-After` waited out; a longer one fails the request at once. Default 60 s. */
+    readonly maxRetryAfterMs?: number;
     readonly tls?: TlsOptions;
 }
 
@@ -58,32 +62,66 @@ const TRANSIENT_CODES = ["ECONNRESET", "EPIPE", "ETIMEDOUT", "ECONNABORTED", "EA
 /** True for failures worth another attempt. */
 export function isTransient(err: unknown): boolean {
     if (!(err instanceof HttpError)) return false;
-    if (err.status !== undefined) return err.status >= 500;
+    if (err.status !== undefined) return err.status >= 500 || err.status === 429;
     return err.code !== undefined && TRANSIENT_CODES.includes(err.code);
+}
+
+/** `Retry-After` in ms (delta-seconds or an HTTP date); undefined when absent or unreadable. */
+export function retryAfterMs(res: HttpResponse, now = Date.now()): number | undefined {
+    const raw = res.headers["retry-after"];
+    const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    if (!value) return undefined;
+    if (/^[0-9]+$/.test(value)) return Number(value) * 1000;
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /**
  * Sends a request; resolves with any HTTP status (the caller decides what a 404 means).
- * Rejects with an HttpError when no response came, or when a 5xx persists after the retries.
+ * Rejects with an HttpError when no response came, when a 5xx or 429 persists after the
+ * retries, or when the server asks for a longer pause than `maxRetryAfterMs`.
  */
 export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
+    const unsafe = unsafeHeader(req);
+    // Node would refuse these too, but with the header's value in some versions' messages.
+    if (unsafe) throw new HttpError(`${req.method} ${req.url}: the ${unsafe} header has characters HTTP does not allow (a line break or control character)`, { code: "INVALID_HEADER" });
     const attempts = 1 + Math.max(0, req.retries ?? 2);
+    const maxRetryAfter = req.maxRetryAfterMs ?? 60_000;
     let last: unknown;
     for (let attempt = 1; attempt <= attempts; attempt++) {
+        let pause = attempt * (req.retryDelayMs ?? 500);
         try {
             const res = await sendOnce(req);
-            if (res.status >= 500 && attempt < attempts) {
+            if ((res.status >= 500 || res.status === 429) && attempt < attempts) {
                 last = new HttpError(`${req.method} ${req.url}: HTTP ${res.status}`, { status: res.status, body: res.body });
+                const asked = res.status === 429 || res.status === 503 ? retryAfterMs(res) : undefined;
+                if (asked !== undefined && asked > maxRetryAfter) {
+                    throw new HttpError(
+                        `${req.method} ${req.url}: HTTP ${res.status}, retry after ${Math.ceil(asked / 1000)} s, ` +
+                            `longer than the ${Math.ceil(maxRetryAfter / 1000)} s this program waits; run again later`,
+                        { status: res.status, body: res.body, code: "RETRY_AFTER_TOO_LONG" },
+                    );
+                }
+                if (asked !== undefined) pause = asked;
             } else {
                 return res;
             }
         } catch (err) {
             last = err;
-            if (!isTransient(err) || attempt === attempts) throw err;
+            if (!isTransient(err) || attempt === attempts || (err instanceof HttpError && err.code === "RETRY_AFTER_TOO_LONG")) throw err;
         }
-        await new Promise((resolve) => setTimeout(resolve, attempt * (req.retryDelayMs ?? 500)));
+        await new Promise((resolve) => setTimeout(resolve, pause));
     }
     throw last;
+}
+
+/** The name of a header whose value HTTP forbids (CR, LF, other control characters), if any. */
+function unsafeHeader(req: HttpRequest): string | undefined {
+    const all: Record<string, string | undefined> = { ...req.headers, ...(req.hostHeader !== undefined ? { Host: req.hostHeader } : {}) };
+    for (const [name, value] of Object.entries(all)) {
+        if (value !== undefined && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) return name;
+    }
+    return undefined;
 }
 
 function sendOnce(req: HttpRequest): Promise<HttpResponse> {
@@ -102,6 +140,9 @@ function sendOnce(req: HttpRequest): Promise<HttpResponse> {
     };
     const timeoutMs = req.timeoutMs ?? 30_000;
     return new Promise((resolve, reject) => {
+        let answered = false;
+        // Declared before the callbacks that clear it (the closure serializer needs it in scope).
+        let deadline: ReturnType<typeof setTimeout> | undefined = undefined;
         const options = {
             method: req.method,
             hostname: url.hostname.replace(/^\[|\]$/g, ""),
@@ -111,11 +152,13 @@ function sendOnce(req: HttpRequest): Promise<HttpResponse> {
             ...(secure ? { ...req.tls, servername: isIp(url.hostname) ? undefined : url.hostname } : {}),
         };
         const request = (secure ? https : http).request(options, (res) => {
+            answered = true;
             const chunks: Buffer[] = [];
             res.on("data", (c: Buffer) => chunks.push(c));
-            res.on("end", () =>
-                resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") }),
-            );
+            res.on("end", () => {
+                clearTimeout(deadline);
+                resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8") });
+            });
             res.on("error", (err: NodeJS.ErrnoException) =>
                 reject(new HttpError(`${req.method} ${req.url}: ${err.message}`, { code: err.code })),
             );
@@ -123,7 +166,16 @@ function sendOnce(req: HttpRequest): Promise<HttpResponse> {
         request.setTimeout(timeoutMs, () => {
             request.destroy(new HttpError(`${req.method} ${req.url}: no answer within ${timeoutMs} ms`, { code: "TIMEOUT" }));
         });
+        // The idle timeout alone would wait forever on a server that trickles bytes.
+        deadline = setTimeout(() => {
+            const what = answered ? `the answer did not complete within ${timeoutMs} ms (the server kept sending slowly)` : `no answer within ${timeoutMs} ms`;
+            const err = new HttpError(`${req.method} ${req.url}: ${what}`, { code: "TIMEOUT" });
+            request.destroy(err);
+            reject(err);
+        }, timeoutMs);
+        request.on("close", () => clearTimeout(deadline));
         request.on("error", (err: NodeJS.ErrnoException) => {
+            clearTimeout(deadline);
             reject(err instanceof HttpError ? err : new HttpError(`${req.method} ${req.url}: ${err.message}`, { code: err.code }));
         });
         if (body !== undefined) request.write(body);

@@ -46,10 +46,22 @@ const accountPath = (ncaId: string) => `/v1/accounts/${encodeURIComponent(ncaId)
 export async function mintAdminToken(apiKeys: Endpoint): Promise<string> {
     const res = await call(apiKeys, "POST", "/v1/admin/keys", undefined, "{}");
     if (res.status !== 200 && res.status !== 201) throw new ApiError("POST /v1/admin/keys (admin token)", res);
-    const parsed = jsonBody<{ value?: string } | string>(res);
-    const token = parsed === undefined ? res.body.trim() : typeof parsed === "string" ? parsed : parsed.value;
-    if (!token) throw new Error("POST /v1/admin/keys (admin token): the answer holds no token");
-    return token;
+    // Only the documented {id, value, ...}: anything else (a login page, another service's JSON)
+    // would be sent on as a bearer token. The body may hold a token, so it is described, never quoted.
+    const parsed = jsonBody<unknown>(res);
+    const value = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as { value?: unknown }).value : undefined;
+    if (typeof value === "string" && /^[\x21-\x7e]+$/.test(value)) return value;
+    const got =
+        parsed === undefined
+            ? `a body that is not JSON (${Buffer.byteLength(res.body)} bytes, Content-Type ${String(res.headers["content-type"] ?? "none")})`
+            : parsed && typeof parsed === "object" && !Array.isArray(parsed)
+              ? `a JSON object with ${typeof value === "string" ? "a `value` that is empty or not one line of printable characters" : "no string `value`"} (keys: ${Object.keys(parsed).slice(0, 10).join(", ") || "none"})`
+              : `JSON of another shape (${Array.isArray(parsed) ? "an array" : typeof parsed})`;
+    throw new Error(
+        `POST ${apiKeys.url.replace(/\/$/, "")}/v1/admin/keys (admin token) answered HTTP ${res.status} with ${got}, not the documented ` +
+            '{"id", "value", ...}: check that registration.apiKeysURL and apiKeysHostHeader reach the admin issuer proxy (api-keys.<domain>), ' +
+            "or set nvcfAdminToken",
+    );
 }
 
 export interface RegistrationRequest {
@@ -102,9 +114,19 @@ export interface ClusterRecord {
 export async function listClusters(icms: Endpoint, token: string, ncaId: string): Promise<ClusterRecord[]> {
     const res = await call(icms, "GET", accountPath(ncaId), token);
     if (!ok(res)) throw new ApiError(`GET ${accountPath(ncaId)}`, res);
-    const body = jsonBody<ClusterRecord[]>(res);
-    if (!Array.isArray(body)) throw new Error(`GET ${accountPath(ncaId)}: expected a list, got ${excerpt(res.body)}`);
+    const body = jsonBody<unknown>(res);
+    if (!Array.isArray(body) || !body.every(isClusterRecord)) {
+        throw new Error(
+            `GET ${icms.url.replace(/\/$/, "")}${accountPath(ncaId)}: expected ICMS's list of clusters (each with clusterId, clusterName, clusterGroupId), ` +
+                `got ${excerpt(res.body) || "an empty body"}; check that registration.icmsURL and icmsHostHeader reach ICMS (sis.<domain>)`,
+        );
+    }
     return body;
+}
+
+function isClusterRecord(value: unknown): value is ClusterRecord {
+    const r = value as Record<string, unknown> | null;
+    return !!r && typeof r === "object" && typeof r.clusterId === "string" && typeof r.clusterName === "string" && typeof r.clusterGroupId === "string";
 }
 
 /** `GET /v1/accounts/{ncaId}/clusters/{id}`; undefined when ICMS does not know the cluster. */
@@ -113,7 +135,14 @@ export async function getCluster(icms: Endpoint, token: string, ncaId: string, c
     const res = await call(icms, "GET", path, token);
     if (res.status === 404) return undefined;
     if (!ok(res)) throw new ApiError(`GET ${path}`, res);
-    return jsonBody<ClusterRecord>(res);
+    const body = jsonBody<{ clusterId?: unknown; clusterGroupId?: unknown }>(res);
+    if (!body || typeof body !== "object" || typeof body.clusterId !== "string") {
+        throw new Error(
+            `GET ${icms.url.replace(/\/$/, "")}${path}: expected ICMS's cluster record (with clusterId), got ${excerpt(res.body) || "an empty body"}; ` +
+                "check that registration.icmsURL and icmsHostHeader reach ICMS (sis.<domain>)",
+        );
+    }
+    return body as ClusterRecord;
 }
 
 /** `PUT /v1/nvca/clusters/{id}/jwks`: records a new issuer and JWKS for an existing cluster. */

@@ -5,6 +5,8 @@ export interface KubeAccess {
     /** Kubeconfig contents; undefined loads $KUBECONFIG or ~/.kube/config. */
     readonly kubeconfig?: string;
     readonly context?: string;
+    /** Where `kubeconfig` came from, for messages (e.g. "the secret nvcf-self-managed:kubeconfig"). */
+    readonly source?: string;
 }
 
 /** An API server and the credentials a kubeconfig gives for it, ready for the HTTP client. */
@@ -21,8 +23,13 @@ export interface ApiServer {
 export async function apiServer(access: KubeAccess): Promise<ApiServer> {
     const k8s = await import("@kubernetes/client-node");
     const kc = new k8s.KubeConfig();
-    if (access.kubeconfig !== undefined) kc.loadFromString(access.kubeconfig);
-    else kc.loadFromDefault();
+    if (access.kubeconfig !== undefined) {
+        try {
+            kc.loadFromString(access.kubeconfig);
+        } catch (err) {
+            throw new Error(kubeconfigError(access.source ?? "the kubeconfig", err));
+        }
+    } else kc.loadFromDefault();
     if (access.context) {
         if (!kc.getContextObject(access.context)) {
             throw new Error(`the kubeconfig has no context ${access.context}`);
@@ -47,4 +54,19 @@ export async function apiServer(access: KubeAccess): Promise<ApiServer> {
         headers,
         tls: { ca: opts.ca, cert: opts.cert, key: opts.key, rejectUnauthorized: opts.rejectUnauthorized },
     };
+}
+
+/**
+ * A kubeconfig load error without the kubeconfig's text: the YAML parser quotes the lines
+ * around a syntax error, tokens and keys included, so only the position is kept.
+ */
+export function kubeconfigError(source: string, err: unknown): string {
+    const mark = (err as { mark?: { line?: unknown; column?: unknown } } | null)?.mark;
+    if (mark && typeof mark.line === "number" && typeof mark.column === "number") {
+        const reason = (err as { reason?: unknown }).reason;
+        // js-yaml's fixed reasons are plain words; one that quotes the input (a tag, a directive) is left out.
+        const why = typeof reason === "string" && /^[A-Za-z ,()-]+$/.test(reason) ? `: ${reason}` : "";
+        return `${source} is not valid YAML (line ${mark.line + 1}, column ${mark.column + 1}${why}); fix it and set it again`;
+    }
+    return `${source} could not be loaded as a kubeconfig (${err instanceof Error ? err.name : typeof err}); check it with kubectl --kubeconfig <file> config view`;
 }

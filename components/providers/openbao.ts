@@ -48,10 +48,23 @@ function bao(endpoint: OpenBaoEndpoint, token: string, method: "GET" | "DELETE",
 }
 
 /** What an OpenBao status means, for a message that tells the user what to do. */
-function explain(res: HttpResponse): string {
-    const errors = jsonBody<{ errors?: string[] }>(res)?.errors?.join("; ") || excerpt(res.body);
+function explain(endpoint: OpenBaoEndpoint, res: HttpResponse): string {
+    const body = jsonBody<{ errors?: unknown; kind?: unknown; message?: unknown }>(res);
+    // Through the pod proxy, the API server answers for itself (a Status object) when it cannot reach the pod.
+    if (body?.kind === "Status") {
+        const message = typeof body.message === "string" ? body.message : excerpt(res.body);
+        return (
+            `the Kubernetes API server answered ${res.status} for the pod proxy at ${endpoint.url} (${message}), not OpenBao: ` +
+            "check that the OpenBao pod is running and ready (kubectl -n vault-system get pod openbao-server-0), then run again"
+        );
+    }
+    const list = Array.isArray(body?.errors) ? body.errors.filter((e): e is string => typeof e === "string") : undefined;
+    const errors = list?.join("; ") || excerpt(res.body);
     if (res.status === 403) return `OpenBao answered 403 (${errors}): the token is wrong, expired or lacks access to this path`;
-    if (res.status === 503) return `OpenBao answered 503 (${errors}): the server is sealed or not yet initialised; unseal it and run again`;
+    if (res.status === 503 && list && /sealed|not (yet )?initiali[sz]ed/i.test(errors)) {
+        return `OpenBao answered 503 (${errors}): the server is sealed or not yet initialised; unseal it and run again`;
+    }
+    if (res.status === 503) return `${endpoint.url} answered 503 (${errors || "no body"}): OpenBao or the way to it is unavailable; check the OpenBao pod and its address, then run again`;
     if (res.status === 401) return `OpenBao answered 401 (${errors}): no valid token was sent`;
     return `OpenBao answered ${res.status} (${errors})`;
 }
@@ -72,7 +85,7 @@ export async function deleteObject(endpoint: OpenBaoEndpoint, token: string, obj
         throw new Error(`could not delete ${object.description} ${object.path}: ${unreachable(endpoint, err).message}`);
     }
     if (res.status === 204 || res.status === 200 || res.status === 404) return;
-    throw new Error(`could not delete ${object.description} ${object.path}: ${explain(res)}`);
+    throw new Error(`could not delete ${object.description} ${object.path}: ${explain(endpoint, res)}`);
 }
 
 /** The names under a path (`LIST`, sent as `GET ?list=true`); an empty list is a 404. */
@@ -84,8 +97,16 @@ export async function listNames(endpoint: OpenBaoEndpoint, token: string, path: 
         throw new Error(`could not list ${path}: ${unreachable(endpoint, err).message}`);
     }
     if (res.status === 404) return [];
-    if (res.status !== 200) throw new Error(`could not list ${path}: ${explain(res)}`);
-    return jsonBody<{ data?: { keys?: string[] } }>(res)?.data?.keys ?? [];
+    if (res.status !== 200) throw new Error(`could not list ${path}: ${explain(endpoint, res)}`);
+    // An answer of another shape proves nothing about what is left: the verification fails instead.
+    const keys = jsonBody<{ data?: { keys?: unknown } }>(res)?.data?.keys;
+    if (!Array.isArray(keys) || !keys.every((k) => typeof k === "string")) {
+        throw new Error(
+            `could not list ${path}: ${endpoint.url} answered 200 without OpenBao's documented {"data":{"keys":[...]}}: ` +
+                `${excerpt(res.body) || "an empty body"}. Check that the address reaches OpenBao itself (not a proxy or another service), then run again`,
+        );
+    }
+    return keys as string[];
 }
 
 /** The grant objects that still exist: each list place that names admin-issuer-proxy. */
