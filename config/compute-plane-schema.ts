@@ -33,8 +33,8 @@ const cpuMemory = section({ cpu: quantity.optional(), memory: quantity.optional(
 /** `addons.kaiScheduler.<component>.resources`: each unset value keeps the bundle's default. */
 const kaiComponent = section({ resources: section({ requests: cpuMemory, limits: cpuMemory }) });
 /** Where an add-on's chart comes from, when not from the bundle's own repository. */
-const addonRepository = z
-    .string()
+const addonRepository = gr
+    .grammarString(gr.filePath)
     .regex(/^(https?:\/\/|oci:\/\/|\/|\.\.?\/)/, { message: "must be an https URL, an oci:// repository or a path" })
     .optional();
 
@@ -52,7 +52,7 @@ const addonsSchema = section({
                 z.strictObject({
                     name: z.string().regex(rfc1123, { message: "must be an RFC 1123 name" }),
                     levels: z
-                        .array(z.strictObject({ nodeLabel: z.string().min(1) }))
+                        .array(z.strictObject({ nodeLabel: gr.grammarString(gr.qualifiedName) }))
                         .min(1, { message: "needs at least one level, widest domain first" }),
                 }),
             )
@@ -63,7 +63,7 @@ const addonsSchema = section({
                 },
             ]),
         /** A directory holding the bundle's local `nvcf-cluster-topology` chart; default: the stack's chart source. */
-        chartsPath: z.string().min(1).optional(),
+        chartsPath: gr.grammarString(gr.filePath).optional(),
     }),
     kaiScheduler: section({
         enabled: z.boolean().default(false),

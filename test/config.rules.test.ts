@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import * as pulumi from "@pulumi/pulumi";
 import { RELEASE_NAMES } from "../components/control-plane/catalog";
 import { RESERVED_PULL_SECRET_NAMES } from "../config/compute-plane-schema";
-import { assertProblems, devRaw, parse } from "./support/raw-config";
+import { assertProblems, configError, devRaw, parse } from "./support/raw-config";
 
 // parseSettings on raw config built in the test: no Pulumi program runs. Each test asserts the
 // exact key path and message of every problem, in order, all from one ConfigError.
@@ -593,6 +593,24 @@ describe("cross-key rules of compute planes", () => {
         ]);
         parse(devRaw({ values: { computePlanes: [plane({ featureGates: ["KAIScheduler"], kaiSchedulerInstalled: true })] } }));
         parse(devRaw({ values: { computePlanes: [plane({ featureGates: ["KAIScheduler"], addons: { kaiScheduler: { enabled: true } } })] } }));
+    });
+
+    test("the add-ons' chart sources and topology labels follow their grammars", () => {
+        const addons = {
+            kaiScheduler: { enabled: true, repository: "oci://ghcr.io/kai\nscheduler" },
+            topologyAwareScheduling: { enabled: true, chartsPath: " charts", topologies: [{ name: "t", levels: [{ nodeLabel: "Bad Label" }] }] },
+        };
+        const error = configError(devRaw({ values: { computePlanes: [plane({ addons })] } }));
+        const keys = error.problems.map((p) => p.key);
+        assert.deepEqual(keys, [
+            `${P}:computePlanes[0].addons.topologyAwareScheduling.topologies[0].levels[0].nodeLabel`,
+            `${P}:computePlanes[0].addons.topologyAwareScheduling.chartsPath`,
+            `${P}:computePlanes[0].addons.kaiScheduler.repository`,
+        ]);
+        assert.match(error.problems[0].message, /must be a Kubernetes label or annotation key/);
+        assert.match(error.problems[1].message, /must be a path: it starts or ends with white space/);
+        assert.match(error.problems[2].message, /must be a path/);
+        parse(devRaw({ values: { computePlanes: [plane({ addons: { kaiScheduler: { enabled: true, repository: "oci://mirror.example.com/kai" } } })] } }));
     });
 
     test("DynamoOperatorSupport without the Dynamo operator", () => {
