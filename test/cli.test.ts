@@ -170,4 +170,24 @@ describe("the command lines", { concurrency: true }, () => {
             assert.throws(() => stream.emit("error", Object.assign(new Error("no space"), { code: "ENOSPC" })), /no space/);
         });
     });
+
+    describe("npm run test:e2e without its tools", () => {
+        // No tools anywhere: an empty cache directory and no E2E_* variables.
+        const noTools = () => ({ NVCF_E2E_CACHE: fs.mkdtempSync(path.join(tmp, "e2e-cache-")) });
+        const unsetTools = "unset E2E_ETCD E2E_KUBE_APISERVER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
+
+        it("fails, naming what is missing and how to build it", async () => {
+            const res = await sh(`${unsetTools}npm run --silent test:e2e`, noTools());
+            assert.equal(res.code, 1);
+            assert.equal(res.stdout, "");
+            assert.match(res.stderr, /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, pulumi, kubernetesProvider, languageHost /);
+            assert.match(res.stderr, /scripts\/e2e\/build-tools\.sh/);
+        });
+
+        it("skips, and says so, when NVCF_E2E_SKIP_MISSING=1 asks", async () => {
+            const res = await sh(`${unsetTools}NVCF_E2E_SKIP_MISSING=1 npm run --silent test:e2e`, noTools());
+            assert.equal(res.code, 0, res.stderr);
+            assert.match(res.stdout, /^end-to-end suite: skipped, as NVCF_E2E_SKIP_MISSING=1 asks: missing /);
+        });
+    });
 });
