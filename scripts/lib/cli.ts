@@ -26,6 +26,47 @@ export function parseOptions<T extends Options>(argv: readonly string[], options
     }
 }
 
+/** `--help` or `-h` anywhere: the usage, exit 0, whatever else the command line holds. */
+export function wantsHelp(argv: readonly string[]): boolean {
+    return argv.includes("--help") || argv.includes("-h");
+}
+
+/**
+ * `npm run render --stack dev`, without the `--`: npm takes `--stack` as its own config (it
+ * exports it as npm_config_stack) and hands the command only `dev`. Returns a hint naming
+ * what npm took and the command line that works, when the command runs as that npm script
+ * and npm took one of its options; undefined otherwise.
+ */
+export function npmTookOptionsHint(
+    script: string,
+    optionNames: readonly string[],
+    argv: readonly string[],
+    env: NodeJS.ProcessEnv,
+): string | undefined {
+    if (env.npm_lifecycle_event !== script) return undefined;
+    const taken = optionNames.filter((name) => env[`npm_config_${name.replace(/-/g, "_")}`] !== undefined);
+    if (taken.length === 0) return undefined;
+    // npm keeps `--stack=dev`'s value, but turns `--stack dev` into a flag and passes `dev` on:
+    // with one such flag and one leftover argument they belong together; otherwise a placeholder.
+    const positionals = argv.filter((arg) => !arg.startsWith("-"));
+    const flags = taken.filter((name) => env[`npm_config_${name.replace(/-/g, "_")}`] === "true");
+    const example = taken.map((name) => {
+        const value = env[`npm_config_${name.replace(/-/g, "_")}`];
+        if (value !== "true") return `--${name} ${value}`;
+        return `--${name} ${flags.length === 1 && positionals.length === 1 ? positionals[0] : "<value>"}`;
+    });
+    return (
+        `npm took ${taken.map((name) => `--${name}`).join(", ")} for itself (a \`--\` is missing): ` +
+        `npm run ${script} -- ${example.join(" ")}`
+    );
+}
+
+/** A usage error's report: the message, the usage, and the npm hint when there is one. Exit 2. */
+export function reportUsageError(io: Io, message: string, usage: string, hint: string | undefined): number {
+    io.err(`${message}\n${hint === undefined ? "" : `${hint}\n`}${usage}`);
+    return 2;
+}
+
 export function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
     if (value === undefined) return fallback;
     if ((allowed as readonly string[]).includes(value)) return value as T;

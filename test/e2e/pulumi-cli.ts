@@ -21,7 +21,10 @@ export function copyProject(repo: string, dest: string): void {
         },
     });
     fs.symlinkSync(path.join(repo, "node_modules"), path.join(dest, "node_modules"));
-    fs.symlinkSync(path.join(repo, "policies", "node_modules"), path.join(dest, "policies", "node_modules"));
+    // The policy pack is an npm workspace: its dependencies are hoisted into the root's
+    // node_modules, and it has its own only for a version the root cannot share.
+    const packModules = path.join(repo, "policies", "node_modules");
+    if (fs.existsSync(packModules)) fs.symlinkSync(packModules, path.join(dest, "policies", "node_modules"));
 }
 
 export interface CliResult {
