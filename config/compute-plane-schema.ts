@@ -8,7 +8,6 @@ import * as gr from "./grammar";
  * `make register-cluster` describe it. Defaults come from its `environments/base.yaml`.
  */
 
-
 const rfc1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const url = (protocols: RegExp) => gr.url(protocols).optional();
 
@@ -116,9 +115,7 @@ export const computePlaneSchema = z.strictObject({
         .transform((r) => r.toLowerCase())
         .default("us-west-1"),
     ncaId: gr.grammarString(gr.singleLine).min(1).default("nvcf-default"),
-    cloudProvider: z
-        .enum(["ON-PREM", "DGX-CLOUD", "AWS", "OCI", "AZURE", "GDN", "GFN", "GCP", "NCP"])
-        .default("ON-PREM"),
+    cloudProvider: z.enum(["ON-PREM", "DGX-CLOUD", "AWS", "OCI", "AZURE", "GDN", "GFN", "GCP", "NCP"]).default("ON-PREM"),
     /** The control-plane endpoints as the GPU cluster's pods reach them (`global.nvcaOperator.selfManaged`). */
     selfManaged: section({
         icmsServiceURL: url(/^https?$/),
@@ -221,9 +218,7 @@ export const computePlanesSchema = z
             } else {
                 seen.set(plane.clusterName, i);
             }
-            const reserved = plane.imagePullSecrets.filter((s) =>
-                (RESERVED_PULL_SECRET_NAMES as readonly string[]).includes(s.name),
-            );
+            const reserved = plane.imagePullSecrets.filter((s) => (RESERVED_PULL_SECRET_NAMES as readonly string[]).includes(s.name));
             for (const s of reserved) {
                 ctx.addIssue({
                     code: "custom",

@@ -15,10 +15,7 @@ export function functionAutoscalerEnabled(cp: ControlPlaneConfig): boolean {
 export function managedIssuer(cp: ControlPlaneConfig): boolean {
     const llm = cp.addons.llm;
     if (!llm.enabled || !llm.pki.enabled || llm.pki.mode !== "certManager") return false;
-    return (
-        llm.pki.clusterIssuer?.enabled ??
-        (llm.pki.issuerKind === "ClusterIssuer" && llm.pki.issuerName === "nvcf-openbao-pki")
-    );
+    return llm.pki.clusterIssuer?.enabled ?? (llm.pki.issuerKind === "ClusterIssuer" && llm.pki.issuerName === "nvcf-openbao-pki");
 }
 
 /** True when the admin issuer proxy runs and its route on the shared Gateway is on. */

@@ -17,9 +17,7 @@ export interface ConfigProblem {
 export class ConfigError extends pulumi.RunError {
     readonly problems: ConfigProblem[];
     constructor(problems: ConfigProblem[]) {
-        super(
-            ["Invalid stack configuration:", ...problems.map((p) => `  - ${formatProblem(p)}`)].join("\n"),
-        );
+        super(["Invalid stack configuration:", ...problems.map((p) => `  - ${formatProblem(p)}`)].join("\n"));
         this.name = "ConfigError";
         this.problems = problems;
     }

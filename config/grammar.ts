@@ -33,7 +33,8 @@ function labelProblem(label: string): string | undefined {
     if (label === "") return "it has an empty label (two dots, or a leading or trailing dot)";
     if (label.length > 63) return `the label ${label.slice(0, 20)}... is ${label.length} characters long (at most 63)`;
     if (/[A-Z]/.test(label)) return "it contains upper-case letters";
-    if (!LABEL.test(label)) return `the label ${JSON.stringify(label)} has characters other than a-z, 0-9 and '-', or starts or ends with '-'`;
+    if (!LABEL.test(label))
+        return `the label ${JSON.stringify(label)} has characters other than a-z, 0-9 and '-', or starts or ends with '-'`;
     return undefined;
 }
 
@@ -71,7 +72,8 @@ export const hostname: Grammar = {
 /** A label key, annotation key, node selector or toleration key: `[prefix/]name`. */
 export const qualifiedName: Grammar = {
     what: "a Kubernetes label or annotation key",
-    allowed: "an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
+    allowed:
+        "an optional DNS subdomain prefix and '/', then a name of at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit",
     check: (v) => {
         if (v === "") return "it is empty";
         const ch = describeChar(v);
@@ -85,7 +87,8 @@ export const qualifiedName: Grammar = {
         }
         if (name === "") return "its name part is empty";
         if (name.length > 63) return `its name part is ${name.length} characters long (at most 63)`;
-        if (!NAME_PART.test(name)) return "its name part has characters other than letters, digits, '-', '_' and '.', or starts or ends with one of '-', '_', '.'";
+        if (!NAME_PART.test(name))
+            return "its name part has characters other than letters, digits, '-', '_' and '.', or starts or ends with one of '-', '_', '.'";
         return undefined;
     },
 };
@@ -99,7 +102,9 @@ export const labelValue: Grammar = {
         const ch = describeChar(v);
         if (ch) return ch;
         if (v.length > 63) return `it is ${v.length} characters long (at most 63)`;
-        return NAME_PART.test(v) ? undefined : "it has characters other than letters, digits, '-', '_' and '.', or starts or ends with one of '-', '_', '.'";
+        return NAME_PART.test(v)
+            ? undefined
+            : "it has characters other than letters, digits, '-', '_' and '.', or starts or ends with one of '-', '_', '.'";
     },
 };
 
@@ -174,7 +179,9 @@ export const repositoryPath: Grammar = {
         if (v.length > 255) return `it is ${v.length} characters long (at most 255)`;
         if (/[A-Z]/.test(v)) return "it contains upper-case letters";
         const bad = v.split("/").find((c) => !PATH_COMPONENT.test(c));
-        return bad === undefined ? undefined : `the component ${JSON.stringify(bad)} is not lower-case letters and digits joined by '.', '_', '__' or '-'`;
+        return bad === undefined
+            ? undefined
+            : `the component ${JSON.stringify(bad)} is not lower-case letters and digits joined by '.', '_', '__' or '-'`;
     },
 };
 
@@ -317,11 +324,23 @@ export function stringMap(key: Grammar, value?: Grammar) {
         for (const [k, v] of Object.entries(map)) {
             const keyWhy = key.check(k);
             if (keyWhy) {
-                ctx.addIssue({ code: "custom", path: [k], input: k, message: `the key must be ${key.what}: ${keyWhy}`, params: { allowed: key.allowed } });
+                ctx.addIssue({
+                    code: "custom",
+                    path: [k],
+                    input: k,
+                    message: `the key must be ${key.what}: ${keyWhy}`,
+                    params: { allowed: key.allowed },
+                });
             }
             const valueWhy = value?.check(v);
             if (value && valueWhy) {
-                ctx.addIssue({ code: "custom", path: [k], input: v, message: `must be ${value.what}: ${valueWhy}`, params: { allowed: value.allowed } });
+                ctx.addIssue({
+                    code: "custom",
+                    path: [k],
+                    input: v,
+                    message: `must be ${value.what}: ${valueWhy}`,
+                    params: { allowed: value.allowed },
+                });
             }
         }
     });
@@ -331,13 +350,23 @@ export function stringMap(key: Grammar, value?: Grammar) {
 export function url(protocols: RegExp) {
     return z.url({ protocol: protocols }).superRefine((value, ctx) => {
         const ch = describeChar(value);
-        if (ch) ctx.addIssue({ code: "custom", input: value, message: `must be a URL: ${ch}`, params: { allowed: "a URL without spaces or control characters" } });
+        if (ch)
+            ctx.addIssue({
+                code: "custom",
+                input: value,
+                message: `must be a URL: ${ch}`,
+                params: { allowed: "a URL without spaces or control characters" },
+            });
     });
 }
 
 /** A Kubernetes int32 count (replicas and the like). */
 export function int32(min = 0) {
-    return z.number().int().min(min).max(INT32_MAX, { message: `must be at most ${INT32_MAX} (a Kubernetes int32)` });
+    return z
+        .number()
+        .int()
+        .min(min)
+        .max(INT32_MAX, { message: `must be at most ${INT32_MAX} (a Kubernetes int32)` });
 }
 
 /** A TCP port. */

@@ -118,8 +118,7 @@ function adminIssuerProxyProblems(cp: ControlPlaneConfig): Problem[] {
         return [
             {
                 path: "adminIssuerProxy.gateway.enabled",
-                message:
-                    "adminIssuerProxy.enabled: false already removes the route, so the two are not combined",
+                message: "adminIssuerProxy.enabled: false already removes the route, so the two are not combined",
                 given: false,
                 allowed: "leave adminIssuerProxy.gateway.enabled unset when adminIssuerProxy.enabled is false",
             },
@@ -238,8 +237,7 @@ function llmProblems(cp: ControlPlaneConfig): Problem[] {
     if (address !== "" && !validRouterAddress(address)) {
         problems.push({
             path: "global.workerEndpoints.llmRequestRouterAddress",
-            message:
-                "global.workerEndpoints.llmRequestRouterAddress must use DNS-or-IPv4:port or [IPv6]:port with port 1-65535",
+            message: "global.workerEndpoints.llmRequestRouterAddress must use DNS-or-IPv4:port or [IPv6]:port with port 1-65535",
             given: address,
         });
     }
@@ -334,7 +332,12 @@ function nvcfUiProblems(cp: ControlPlaneConfig): Problem[] {
 }
 
 function compareVersions(a: string, b: string): number {
-    const parse = (v: string) => v.replace(/^v/, "").split(/[.-]/).slice(0, 3).map((p) => Number(p) || 0);
+    const parse = (v: string) =>
+        v
+            .replace(/^v/, "")
+            .split(/[.-]/)
+            .slice(0, 3)
+            .map((p) => Number(p) || 0);
     const [pa, pb] = [parse(a), parse(b)];
     for (let i = 0; i < 3; i++) {
         if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
@@ -458,9 +461,27 @@ function addonProblems(plane: ComputePlaneConfig, key: (path: string) => string)
         }
     }
     const needs = [
-        [addons.topologyAwareScheduling.enabled, "topologyAwareScheduling", kaiSchedulerPresent(plane), "the KAI scheduler", "addons.kaiScheduler.enabled: true or kaiSchedulerInstalled: true"],
-        [addons.groveOperator.enabled, "groveOperator", kaiSchedulerPresent(plane), "the KAI scheduler", "addons.kaiScheduler.enabled: true or kaiSchedulerInstalled: true"],
-        [addons.dynamoOperator.enabled, "dynamoOperator", groveOperatorPresent(plane), "the Grove operator", "addons.groveOperator.enabled: true or groveOperatorInstalled: true"],
+        [
+            addons.topologyAwareScheduling.enabled,
+            "topologyAwareScheduling",
+            kaiSchedulerPresent(plane),
+            "the KAI scheduler",
+            "addons.kaiScheduler.enabled: true or kaiSchedulerInstalled: true",
+        ],
+        [
+            addons.groveOperator.enabled,
+            "groveOperator",
+            kaiSchedulerPresent(plane),
+            "the KAI scheduler",
+            "addons.kaiScheduler.enabled: true or kaiSchedulerInstalled: true",
+        ],
+        [
+            addons.dynamoOperator.enabled,
+            "dynamoOperator",
+            groveOperatorPresent(plane),
+            "the Grove operator",
+            "addons.groveOperator.enabled: true or groveOperatorInstalled: true",
+        ],
     ] as const;
     for (const [on, addon, present, what, allowed] of needs) {
         if (on && !present) {
@@ -473,8 +494,18 @@ function addonProblems(plane: ComputePlaneConfig, key: (path: string) => string)
         }
     }
     const gates = [
-        ["KAIScheduler", kaiSchedulerPresent(plane), "the KAI scheduler", "addons.kaiScheduler.enabled: true, or kaiSchedulerInstalled: true once the KAI scheduler runs there"],
-        ["DynamoOperatorSupport", dynamoOperatorPresent(plane), "the Dynamo operator", "addons.dynamoOperator.enabled: true, or dynamoOperatorInstalled: true once the Dynamo operator runs there"],
+        [
+            "KAIScheduler",
+            kaiSchedulerPresent(plane),
+            "the KAI scheduler",
+            "addons.kaiScheduler.enabled: true, or kaiSchedulerInstalled: true once the KAI scheduler runs there",
+        ],
+        [
+            "DynamoOperatorSupport",
+            dynamoOperatorPresent(plane),
+            "the Dynamo operator",
+            "addons.dynamoOperator.enabled: true, or dynamoOperatorInstalled: true once the Dynamo operator runs there",
+        ],
     ] as const;
     for (const [gate, present, what, allowed] of gates) {
         if (plane.featureGates.includes(gate) && !present) {

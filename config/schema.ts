@@ -239,8 +239,7 @@ export const controlPlaneSchema = z.strictObject({
         }),
         manager: section({
             collectorImage: freeMap.default({
-                repository:
-                    "ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib",
+                repository: "ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib",
                 tag: "0.129.1",
             }),
             targetAllocatorImage: freeMap.optional(),
@@ -248,10 +247,7 @@ export const controlPlaneSchema = z.strictObject({
     }),
     collector: section({
         collectorName: g(dnsLabel).default("nvcf-observability"),
-        image: g(imageReference)
-            .default(
-                "ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib:0.129.1",
-            ),
+        image: g(imageReference).default("ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib:0.129.1"),
         targetAllocator: freeMap.default({
             allocationStrategy: "consistent-hashing",
             prometheusCR: {
@@ -294,9 +290,7 @@ export const controlPlaneSchema = z.strictObject({
     nats: section({
         enabled: z.boolean().default(true),
         podDisruptionBudget: freeMap.default({ enabled: false, merge: { spec: { minAvailable: 2 } } }),
-        workerAuth: z
-            .enum(["nkey", "token"], { message: "nats.workerAuth must be nkey or token" })
-            .default("nkey"),
+        workerAuth: z.enum(["nkey", "token"], { message: "nats.workerAuth must be nkey or token" }).default("nkey"),
         authCallout: section({
             workerTokenAuth: section({
                 webhookUrl: line().default("http://api.nvcf.svc.cluster.local:8080/v2/nvcf/webhook/nats-auth"),
@@ -308,9 +302,7 @@ export const controlPlaneSchema = z.strictObject({
     cassandra: section({
         enabled: z.boolean().default(true),
         replicaCount: int32(1).default(3),
-        resourcesPreset: z
-            .enum(["none", "nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"])
-            .default("xlarge"),
+        resourcesPreset: z.enum(["none", "nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"]).default("xlarge"),
         podDisruptionBudget: pdbWith({ minAvailable: 2 }),
         image: imageTag,
         migrations: section({

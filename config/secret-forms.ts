@@ -11,7 +11,13 @@ import { PROJECT, SecretKey } from "./keys";
 /** Sent in an HTTP header (Authorization, X-Vault-Token). */
 const HEADER_TOKENS: readonly SecretKey[] = ["nvcfAdminToken", "openbaoToken"];
 /** Passed on as one value: docker auths, Helm registry logins, Helm values and environment variables. */
-const ONE_LINE: readonly SecretKey[] = ["ngcApiKey", "accountRegistryKey", "sidecarRegistryKey", "chartRegistryPassword", "cassandraPassword"];
+const ONE_LINE: readonly SecretKey[] = [
+    "ngcApiKey",
+    "accountRegistryKey",
+    "sidecarRegistryKey",
+    "chartRegistryPassword",
+    "cassandraPassword",
+];
 
 export function secretFormProblems(key: SecretKey, text: string): ConfigProblem[] {
     const at = `${PROJECT}:${key}`;
@@ -22,7 +28,7 @@ export function secretFormProblems(key: SecretKey, text: string): ConfigProblem[
             {
                 key: at,
                 message: `is sent in an HTTP header, so it must be one line of printable characters without spaces; ${describeAt(text, bad.index)}`,
-                allowed: "the token alone, e.g. `pulumi config set --secret " + key + " \"$(cat token-file)\"`",
+                allowed: "the token alone, e.g. `pulumi config set --secret " + key + ' "$(cat token-file)"`',
             },
         ];
     }
@@ -40,7 +46,16 @@ export function secretFormProblems(key: SecretKey, text: string): ConfigProblem[
 function describeAt(text: string, index: number): string {
     const { line, column } = lineColumn(text, index);
     const ch = text[index];
-    const what = ch === "\n" ? "a line break" : ch === "\r" ? "a carriage return" : ch === " " ? "a space" : ch === "\t" ? "a tab" : "a control or non-ASCII character";
+    const what =
+        ch === "\n"
+            ? "a line break"
+            : ch === "\r"
+              ? "a carriage return"
+              : ch === " "
+                ? "a space"
+                : ch === "\t"
+                  ? "a tab"
+                  : "a control or non-ASCII character";
     return `there is ${what} at line ${line}, column ${column}`;
 }
 
@@ -68,7 +83,10 @@ function kubeconfigProblems(key: string, text: string): ConfigProblem[] {
         doc = loadYaml()(text);
     } catch (err) {
         const mark = (err as { mark?: { line?: unknown; column?: unknown } }).mark;
-        const where = mark && typeof mark.line === "number" && typeof mark.column === "number" ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : "";
+        const where =
+            mark && typeof mark.line === "number" && typeof mark.column === "number"
+                ? ` at line ${mark.line + 1}, column ${mark.column + 1}`
+                : "";
         return [{ key, message: `is not valid YAML${where}; the kubeconfig is checked before anything runs, and its text is never shown` }];
     }
     if (!doc || typeof doc !== "object" || Array.isArray(doc)) {
@@ -85,10 +103,23 @@ function kubeconfigMapProblems(key: string, text: string): ConfigProblem[] {
         // JSON.parse's message quotes the text; only the position it names is kept.
         const position = /at position (\d+)/.exec(err instanceof Error ? err.message : "");
         const where = position ? (({ line, column }) => ` at line ${line}, column ${column}`)(lineColumn(text, Number(position[1]))) : "";
-        return [{ key, message: `is not valid JSON${where}`, allowed: "an object of kubeconfig texts by cluster name: `pulumi config set --secret --path 'computePlaneKubeconfigs.<cluster>' \"$(cat file)\"`" }];
+        return [
+            {
+                key,
+                message: `is not valid JSON${where}`,
+                allowed:
+                    "an object of kubeconfig texts by cluster name: `pulumi config set --secret --path 'computePlaneKubeconfigs.<cluster>' \"$(cat file)\"`",
+            },
+        ];
     }
     if (!map || typeof map !== "object" || Array.isArray(map)) {
-        return [{ key, message: "is not an object of kubeconfig texts by cluster name", allowed: "`pulumi config set --secret --path 'computePlaneKubeconfigs.<cluster>' \"$(cat file)\"`" }];
+        return [
+            {
+                key,
+                message: "is not an object of kubeconfig texts by cluster name",
+                allowed: "`pulumi config set --secret --path 'computePlaneKubeconfigs.<cluster>' \"$(cat file)\"`",
+            },
+        ];
     }
     return Object.entries(map).flatMap(([name, value]) =>
         typeof value === "string"

@@ -38,7 +38,9 @@ async function main() {
         `render of the dev stack (npm run render): ${fmt(renderMs)} for the first evaluation and the JSON, ` +
             `${fmt(renderDoneAt)} from process start (loading the SDKs)`,
     );
-    console.log(`warm evaluation over ${warm.length} runs: mean ${fmt(mean)}, min ${fmt(warm[0])}, median ${fmt(warm[Math.floor(warm.length / 2)])}, max ${fmt(warm[warm.length - 1])}`);
+    console.log(
+        `warm evaluation over ${warm.length} runs: mean ${fmt(mean)}, min ${fmt(warm[0])}, median ${fmt(warm[Math.floor(warm.length / 2)])}, max ${fmt(warm[warm.length - 1])}`,
+    );
 }
 
 main().catch((err) => {

@@ -21,8 +21,14 @@ function nodeVersionProblem(version, minimum) {
     var plain = String(version).replace(/^v/, "");
     if (Number(plain.split(".")[0]) >= minimum) return null;
     return (
-        "nvcf-self-managed needs Node.js " + minimum + " or newer (found v" + plain + "): " +
-        "install Node.js " + minimum + "+ (https://nodejs.org/), then run npm ci again."
+        "nvcf-self-managed needs Node.js " +
+        minimum +
+        " or newer (found v" +
+        plain +
+        "): " +
+        "install Node.js " +
+        minimum +
+        "+ (https://nodejs.org/), then run npm ci again."
     );
 }
 

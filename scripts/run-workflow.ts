@@ -29,7 +29,8 @@ function main(files: readonly string[]): number {
     }
     const repo = git(process.cwd(), ["rev-parse", "--show-toplevel"]);
     const head = git(repo, ["rev-parse", "HEAD"]);
-    if (git(repo, ["status", "--porcelain"]) !== "") console.log(`note: runs the committed HEAD ${head.slice(0, 12)}; uncommitted changes are not in the clones`);
+    if (git(repo, ["status", "--porcelain"]) !== "")
+        console.log(`note: runs the committed HEAD ${head.slice(0, 12)}; uncommitted changes are not in the clones`);
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-workflow-"));
     try {
         for (const file of files) {

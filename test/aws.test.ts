@@ -39,7 +39,18 @@ describe("EKS clusters by name", () => {
         assert.deepEqual(kubeconfig.users[0].user.exec, {
             apiVersion: "client.authentication.k8s.io/v1beta1",
             command: "aws",
-            args: ["--region", "us-west-2", "eks", "get-token", "--cluster-name", "nvcf-cp", "--output", "json", "--role-arn", EKS_CP.roleArn],
+            args: [
+                "--region",
+                "us-west-2",
+                "eks",
+                "get-token",
+                "--cluster-name",
+                "nvcf-cp",
+                "--output",
+                "json",
+                "--role-arn",
+                EKS_CP.roleArn,
+            ],
             env: [{ name: "AWS_PROFILE", value: "platform" }],
             interactiveMode: "Never",
         });
@@ -75,7 +86,9 @@ describe("EKS clusters by name", () => {
 });
 
 describe("ECR as the mirror", () => {
-    const ecrImages = { global: { image: { registry: ECR, repository: "nvcf" }, helm: { sources: { registry: ECR, repository: "nvcf-charts" } } } };
+    const ecrImages = {
+        global: { image: { registry: ECR, repository: "nvcf" }, helm: { sources: { registry: ECR, repository: "nvcf-charts" } } },
+    };
 
     test("no pull secrets (nodes pull with their IAM role), and no NGC key is needed", async () => {
         const r = await run({ "nvcf-self-managed:ngcApiKey": undefined }, ecrImages);
@@ -101,8 +114,15 @@ describe("Route 53 records for the route hostnames", () => {
         assert.match(gateway.provider, /pulumi:providers:kubernetes::control-plane::/);
         const records = byType(r, "aws:route53/record:Record");
         assert.deepEqual(records.map((x) => x.inputs.name).sort(), [
-            "*.invocation.nvcf.test", "api-keys.nvcf.test", "api.nvcf.test", "invocation.nvcf.test", "llm.nvcf.test",
-            "nats.nvcf.test", "reval.nvcf.test", "sis.nvcf.test", "tasks.nvcf.test",
+            "*.invocation.nvcf.test",
+            "api-keys.nvcf.test",
+            "api.nvcf.test",
+            "invocation.nvcf.test",
+            "llm.nvcf.test",
+            "nats.nvcf.test",
+            "reval.nvcf.test",
+            "sis.nvcf.test",
+            "tasks.nvcf.test",
         ]);
         for (const rec of records) {
             assert.equal(rec.inputs.zoneId, "Z0123456789ABCDEFGHIJ");
@@ -122,10 +142,26 @@ describe("Route 53 records for the route hostnames", () => {
 
 describe("malformed AWS settings are errors before anything is declared", () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
-        ["a malformed role ARN", { "nvcf-self-managed:cluster": { eks: { ...EKS_CP, roleArn: "arn:aws:iam::123:role/x" } } }, /cluster\.eks\.roleArn: must be an IAM role ARN/],
-        ["a malformed region", { "nvcf-self-managed:cluster": { eks: { ...EKS_CP, region: "uswest2" } } }, /cluster\.eks\.region: must be an AWS region/],
-        ["a malformed hosted zone ID", { "nvcf-self-managed:dns": { route53: { zoneId: "example.com", region: "us-west-2" } } }, /dns\.route53\.zoneId: must be a Route 53 hosted zone ID/],
-        ["EKS together with a context", { "nvcf-self-managed:cluster": { eks: EKS_CP, context: "x" } }, /cluster\.eks: an EKS cluster is reached through its name alone/],
+        [
+            "a malformed role ARN",
+            { "nvcf-self-managed:cluster": { eks: { ...EKS_CP, roleArn: "arn:aws:iam::123:role/x" } } },
+            /cluster\.eks\.roleArn: must be an IAM role ARN/,
+        ],
+        [
+            "a malformed region",
+            { "nvcf-self-managed:cluster": { eks: { ...EKS_CP, region: "uswest2" } } },
+            /cluster\.eks\.region: must be an AWS region/,
+        ],
+        [
+            "a malformed hosted zone ID",
+            { "nvcf-self-managed:dns": { route53: { zoneId: "example.com", region: "us-west-2" } } },
+            /dns\.route53\.zoneId: must be a Route 53 hosted zone ID/,
+        ],
+        [
+            "EKS together with a context",
+            { "nvcf-self-managed:cluster": { eks: EKS_CP, context: "x" } },
+            /cluster\.eks: an EKS cluster is reached through its name alone/,
+        ],
     ];
     for (const [what, extra, message] of cases) {
         test(what, async () => {
@@ -144,11 +180,16 @@ describe("registration from a public issuer (EKS)", () => {
         let claimed = "";
         const server = http.createServer((req, res) => {
             res.setHeader("Content-Type", "application/json");
-            if (req.url === "/id/ABC/.well-known/openid-configuration") res.end(JSON.stringify({ issuer: claimed, jwks_uri: `${issuer}/keys` }));
+            if (req.url === "/id/ABC/.well-known/openid-configuration")
+                res.end(JSON.stringify({ issuer: claimed, jwks_uri: `${issuer}/keys` }));
             else if (req.url === "/id/ABC/keys") res.end(jwks);
             else if (req.method === "POST" && req.url === "/v1/admin/keys") res.end(JSON.stringify({ value: "t" }));
-            else if (req.method === "POST" && req.url === "/v1/accounts/nca/clusters") res.end(JSON.stringify({ clusterId: "c1", clusterGroupId: "g1" }));
-            else { res.statusCode = 404; res.end("{}"); }
+            else if (req.method === "POST" && req.url === "/v1/accounts/nca/clusters")
+                res.end(JSON.stringify({ clusterId: "c1", clusterGroupId: "g1" }));
+            else {
+                res.statusCode = 404;
+                res.end("{}");
+            }
         });
         await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
         const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -156,8 +197,16 @@ describe("registration from a public issuer (EKS)", () => {
         try {
             const p = new ClusterRegistrationProvider({ retryDelayMs: 1 });
             const inputs = {
-                clusterName: "gpu-eks", ncaId: "nca", region: "us-west-2", cloudProvider: "AWS", icmsUrl: base, apiKeysUrl: base,
-                kubeconfigSource: "oidc-issuer" as const, oidcIssuerUrl: issuer, timeoutSeconds: 2, retries: 0,
+                clusterName: "gpu-eks",
+                ncaId: "nca",
+                region: "us-west-2",
+                cloudProvider: "AWS",
+                icmsUrl: base,
+                apiKeysUrl: base,
+                kubeconfigSource: "oidc-issuer" as const,
+                oidcIssuerUrl: issuer,
+                timeoutSeconds: 2,
+                retries: 0,
             };
             const { outs } = await p.create(inputs);
             assert.equal(outs!.oidcIssuer, issuer);

@@ -44,7 +44,8 @@ describe("the Node.js version check", () => {
     });
 
     it("lets 22 and newer through", () => {
-        for (const version of ["22.0.0", "v22.23.5", "24.1.0", "100.0.0"]) assert.equal(check.nodeVersionProblem(version, 22), null, version);
+        for (const version of ["22.0.0", "v22.23.5", "24.1.0", "100.0.0"])
+            assert.equal(check.nodeVersionProblem(version, 22), null, version);
     });
 
     it("runs before npm ci, npm install and npm test", () => {

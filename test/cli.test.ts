@@ -15,7 +15,8 @@ import { endQuietlyWhenReaderCloses } from "../scripts/lib/pipes";
 const ROOT = path.resolve(__dirname, "..");
 const RENDER_USAGE = "usage: npm run --silent render -- --stack <name>";
 const PLAN_DIFF_USAGE = "usage: npm run --silent plan-diff -- --stack <name> --base <git-ref>";
-const ASSUMED = "render: assumed the secret ngcApiKey set (the stack file has no value; an offline render never reads one); --no-assume-secrets turns this off\n";
+const ASSUMED =
+    "render: assumed the secret ngcApiKey set (the stack file has no value; an offline render never reads one); --no-assume-secrets turns this off\n";
 
 interface Result {
     readonly code: number | null;
@@ -100,7 +101,10 @@ describe("the command lines", { concurrency: true }, () => {
             assert.equal(res.code, 2);
             const stderr = withoutNpmWarnings(res.stderr);
             assert.ok(stderr.startsWith("--stack is required\n"), stderr);
-            assert.ok(stderr.includes("npm took --stack, --base for itself (a `--` is missing): npm run plan-diff -- --stack dev --base HEAD\n"), stderr);
+            assert.ok(
+                stderr.includes("npm took --stack, --base for itself (a `--` is missing): npm run plan-diff -- --stack dev --base HEAD\n"),
+                stderr,
+            );
         });
 
         it("no hint for a plain unknown option", async () => {
@@ -174,13 +178,17 @@ describe("the command lines", { concurrency: true }, () => {
     describe("npm run test:e2e without its tools", () => {
         // No tools anywhere: an empty cache directory and no E2E_* variables.
         const noTools = () => ({ NVCF_E2E_CACHE: fs.mkdtempSync(path.join(tmp, "e2e-cache-")) });
-        const unsetTools = "unset E2E_ETCD E2E_KUBE_APISERVER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
+        const unsetTools =
+            "unset E2E_ETCD E2E_KUBE_APISERVER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
 
         it("fails, naming what is missing and how to build it", async () => {
             const res = await sh(`${unsetTools}npm run --silent test:e2e`, noTools());
             assert.equal(res.code, 1);
             assert.equal(res.stdout, "");
-            assert.match(res.stderr, /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, pulumi, kubernetesProvider, languageHost /);
+            assert.match(
+                res.stderr,
+                /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, pulumi, kubernetesProvider, languageHost /,
+            );
             assert.match(res.stderr, /scripts\/e2e\/build-tools\.sh/);
         });
 

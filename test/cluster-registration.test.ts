@@ -53,17 +53,30 @@ describe("create: what `nvcf-cli init` and `cluster register` do", () => {
         const p = await provider();
         const result = await p.create(inputs());
         const [mint, register] = icmsCalls();
-        assert.deepEqual([mint.method, mint.path, mint.host, mint.authorization, mint.body], ["POST", "/v1/admin/keys", "api-keys.nvcf.test", undefined, "{}"]);
+        assert.deepEqual(
+            [mint.method, mint.path, mint.host, mint.authorization, mint.body],
+            ["POST", "/v1/admin/keys", "api-keys.nvcf.test", undefined, "{}"],
+        );
         const kube = fake.requests.filter((r) => r.server === "kube");
-        assert.deepEqual(kube.map((r) => r.path), ["/.well-known/openid-configuration", "/openid/v1/jwks"]);
+        assert.deepEqual(
+            kube.map((r) => r.path),
+            ["/.well-known/openid-configuration", "/openid/v1/jwks"],
+        );
         for (const r of kube) assert.equal(r.authorization, `Bearer ${fake.kubeToken}`);
         assert.equal(register.method, "POST");
         assert.equal(register.path, "/v1/accounts/nca-1/clusters");
         assert.equal(register.host, "sis.nvcf.test");
         assert.equal(register.authorization, "Bearer admin-jwt-1");
         assert.deepEqual(JSON.parse(register.body), {
-            clusterName: "gpu-a", clusterGroupName: "gpu-a", ncaId: "nca-1", cloudProvider: "ON-PREM", region: "us-west-1",
-            nvcaVersion: "0.0.0", capabilities: ["DynamicGPUDiscovery"], jwks: fake.jwks, oidcIssuer: fake.issuer,
+            clusterName: "gpu-a",
+            clusterGroupName: "gpu-a",
+            ncaId: "nca-1",
+            cloudProvider: "ON-PREM",
+            region: "us-west-1",
+            nvcaVersion: "0.0.0",
+            capabilities: ["DynamicGPUDiscovery"],
+            jwks: fake.jwks,
+            oidcIssuer: fake.issuer,
         });
         const stored = [...fake.clusters.values()][0];
         assert.equal(result.id, stored.clusterId);
@@ -78,16 +91,32 @@ describe("create: what `nvcf-cli init` and `cluster register` do", () => {
         fake.validTokens.add("idp-token");
         const p = await provider({ "nvcf-self-managed:nvcfAdminToken": "idp-token" });
         await p.create(inputs());
-        assert.deepEqual(icmsCalls().map((r) => r.path), ["/v1/accounts/nca-1/clusters"]);
+        assert.deepEqual(
+            icmsCalls().map((r) => r.path),
+            ["/v1/accounts/nca-1/clusters"],
+        );
         assert.equal(icmsCalls()[0].authorization, "Bearer idp-token");
     });
 
     test("adopts an existing registration of the same name and refreshes its JWKS (--ignore-existing)", async () => {
-        const old = fake.seed({ clusterName: "gpu-a", ncaId: "nca-1", region: "us-west-1", cloudProvider: "ON-PREM", jwks: JSON.stringify({ keys: [{ kid: "stale" }] }), oidcIssuer: "old" });
+        const old = fake.seed({
+            clusterName: "gpu-a",
+            ncaId: "nca-1",
+            region: "us-west-1",
+            cloudProvider: "ON-PREM",
+            jwks: JSON.stringify({ keys: [{ kid: "stale" }] }),
+            oidcIssuer: "old",
+        });
         const result = await (await provider()).create(inputs());
-        assert.deepEqual(icmsCalls().map((r) => `${r.method} ${r.path}`), [
-            "POST /v1/admin/keys", "POST /v1/accounts/nca-1/clusters", "GET /v1/accounts/nca-1/clusters", `PUT /v1/nvca/clusters/${old.clusterId}/jwks`,
-        ]);
+        assert.deepEqual(
+            icmsCalls().map((r) => `${r.method} ${r.path}`),
+            [
+                "POST /v1/admin/keys",
+                "POST /v1/accounts/nca-1/clusters",
+                "GET /v1/accounts/nca-1/clusters",
+                `PUT /v1/nvca/clusters/${old.clusterId}/jwks`,
+            ],
+        );
         assert.equal(result.id, old.clusterId);
         assert.equal(result.outs!.clusterGroupId, old.clusterGroupId);
         assert.equal(fake.clusters.get(old.clusterId)!.jwks, fake.jwks);
@@ -121,17 +150,40 @@ describe("create: bad input and faults end with a message naming the cluster and
 
     test("412: a name over 32 characters", async () => {
         const p = await provider({ "nvcf-self-managed:computePlaneKubeconfigs": JSON.stringify({ ["g".repeat(33)]: fake.kubeconfig() }) });
-        await failsWith(p.create(inputs({ clusterName: "g".repeat(33) })), /cluster registration of g{33} \(register\) failed/, /32 characters/, /HTTP 412/);
+        await failsWith(
+            p.create(inputs({ clusterName: "g".repeat(33) })),
+            /cluster registration of g{33} \(register\) failed/,
+            /32 characters/,
+            /HTTP 412/,
+        );
     });
 
     test("409: the JWKS is registered to another cluster", async () => {
-        fake.seed({ clusterName: "other", ncaId: "nca-1", region: "us-west-1", cloudProvider: "ON-PREM", jwks: fake.jwks, oidcIssuer: "x" });
-        await failsWith((await provider()).create(inputs()), /gpu-a/, /HTTP 409/, /already registered by cluster cluster-/, /deregister it first/);
+        fake.seed({
+            clusterName: "other",
+            ncaId: "nca-1",
+            region: "us-west-1",
+            cloudProvider: "ON-PREM",
+            jwks: fake.jwks,
+            oidcIssuer: "x",
+        });
+        await failsWith(
+            (await provider()).create(inputs()),
+            /gpu-a/,
+            /HTTP 409/,
+            /already registered by cluster cluster-/,
+            /deregister it first/,
+        );
         assert.equal(fake.clusters.size, 1);
     });
 
     test("400: a region ICMS does not allow", async () => {
-        await failsWith((await provider()).create(inputs({ region: "mars-1" })), /gpu-a/, /HTTP 400/, /mars-1 region is not one of the supported regions/);
+        await failsWith(
+            (await provider()).create(inputs({ region: "mars-1" })),
+            /gpu-a/,
+            /HTTP 400/,
+            /mars-1 region is not one of the supported regions/,
+        );
     });
 
     test("a 5xx that persists is retried a bounded number of times, then fails", async () => {
@@ -158,7 +210,11 @@ describe("create: bad input and faults end with a message naming the cluster and
     });
 
     test("no kubeconfig for the cluster", async () => {
-        await failsWith((await provider()).create(inputs({ clusterName: "gpu-z" })), /gpu-z/, /computePlaneKubeconfigs has no entry for gpu-z/);
+        await failsWith(
+            (await provider()).create(inputs({ clusterName: "gpu-z" })),
+            /gpu-z/,
+            /computePlaneKubeconfigs has no entry for gpu-z/,
+        );
     });
 
     test("a token ICMS refuses (401)", async () => {
@@ -234,7 +290,10 @@ describe("check and serialization", () => {
     test("check reports a bad name and tolerates unknown values during preview", async () => {
         const p = new ClusterRegistrationProvider();
         const bad = await p.check(inputs(), inputs({ clusterName: "GPU_A" }));
-        assert.deepEqual(bad.failures?.map((f) => f.property), ["clusterName"]);
+        assert.deepEqual(
+            bad.failures?.map((f) => f.property),
+            ["clusterName"],
+        );
         const unknown = await p.check(inputs(), inputs({ clusterName: pulumi.runtime.unknownValue as unknown as string }));
         assert.deepEqual(unknown.failures, []);
     });

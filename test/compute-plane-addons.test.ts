@@ -30,8 +30,13 @@ const LOCAL_MERGE_CONFIG = {
     },
 };
 const DEFAULT_GATES = [
-    "DynamicGPUDiscovery", "InfraResourceOverhead", "EnforceHelmFunctionResourceLimits", "EnforceContainerFunctionResourceLimits",
-    "EnforceHelmTaskResourceLimits", "EnforceContainerTaskResourceLimits", "BYOObservability",
+    "DynamicGPUDiscovery",
+    "InfraResourceOverhead",
+    "EnforceHelmFunctionResourceLimits",
+    "EnforceContainerFunctionResourceLimits",
+    "EnforceHelmTaskResourceLimits",
+    "EnforceContainerTaskResourceLimits",
+    "BYOObservability",
 ];
 const t = (group: string, version: string, kind: string, resource: string) => ({ group, kind, resource, version });
 const KAI_TYPES = [t("scheduling.run.ai", "v2alpha2", "PodGroup", "podgroups")];
@@ -79,15 +84,38 @@ describe("the add-on catalog: the bundle's releases, in its file order", () => {
     const cases: [string, Record<string, unknown>, string[]][] = [
         ["nothing by default", {}, []],
         ["KAI alone", { addons: { kaiScheduler: { enabled: true } } }, ["kai-scheduler"]],
-        ["KAI and its topology", { addons: { kaiScheduler: { enabled: true }, topologyAwareScheduling: { enabled: true } } }, ["kai-scheduler", "nvcf-kai-topology"]],
-        ["KAI and Grove", { addons: { kaiScheduler: { enabled: true }, groveOperator: { enabled: true } } }, ["kai-scheduler", "grove-operator"]],
-        ["everything", { addons: ALL_ON }, ["kai-scheduler", "nvcf-kai-topology", "grove-operator", "nvcf-grove-topology", "dynamo-operator"]],
-        ["the topology for a KAI scheduler installed outside the stack", { kaiSchedulerInstalled: true, addons: { topologyAwareScheduling: { enabled: true } } }, ["nvcf-kai-topology"]],
-        ["only declarations of add-ons installed outside", { kaiSchedulerInstalled: true, groveOperatorInstalled: true, dynamoOperatorInstalled: true }, []],
+        [
+            "KAI and its topology",
+            { addons: { kaiScheduler: { enabled: true }, topologyAwareScheduling: { enabled: true } } },
+            ["kai-scheduler", "nvcf-kai-topology"],
+        ],
+        [
+            "KAI and Grove",
+            { addons: { kaiScheduler: { enabled: true }, groveOperator: { enabled: true } } },
+            ["kai-scheduler", "grove-operator"],
+        ],
+        [
+            "everything",
+            { addons: ALL_ON },
+            ["kai-scheduler", "nvcf-kai-topology", "grove-operator", "nvcf-grove-topology", "dynamo-operator"],
+        ],
+        [
+            "the topology for a KAI scheduler installed outside the stack",
+            { kaiSchedulerInstalled: true, addons: { topologyAwareScheduling: { enabled: true } } },
+            ["nvcf-kai-topology"],
+        ],
+        [
+            "only declarations of add-ons installed outside",
+            { kaiSchedulerInstalled: true, groveOperatorInstalled: true, dynamoOperatorInstalled: true },
+            [],
+        ],
     ];
     for (const [what, settings, expected] of cases) {
         test(`enabled add-ons: ${what}`, () => {
-            assert.deepEqual(enabledAddons(parsePlane(settings)).map((a) => a.name), expected);
+            assert.deepEqual(
+                enabledAddons(parsePlane(settings)).map((a) => a.name),
+                expected,
+            );
         });
     }
 });
@@ -97,7 +125,12 @@ describe("NVCA's feature gates and merge config follow the add-ons", () => {
         ["no add-on: no gate, no merge config", {}, [], undefined],
         ["KAI: KAIScheduler, PodGroup", { addons: { kaiScheduler: { enabled: true } } }, ["KAIScheduler"], KAI_TYPES],
         ["KAI installed outside: the same", { kaiSchedulerInstalled: true }, ["KAIScheduler"], KAI_TYPES],
-        ["KAI and Grove: Grove has types but no gate", { addons: { kaiScheduler: { enabled: true }, groveOperator: { enabled: true } } }, ["KAIScheduler"], [...KAI_TYPES, ...GROVE_TYPES]],
+        [
+            "KAI and Grove: Grove has types but no gate",
+            { addons: { kaiScheduler: { enabled: true }, groveOperator: { enabled: true } } },
+            ["KAIScheduler"],
+            [...KAI_TYPES, ...GROVE_TYPES],
+        ],
         ["everything", { addons: ALL_ON }, ["KAIScheduler", "DynamoOperatorSupport"], [...KAI_TYPES, ...GROVE_TYPES, ...DYNAMO_TYPES]],
         ["Dynamo installed outside", { dynamoOperatorInstalled: true }, ["DynamoOperatorSupport"], DYNAMO_TYPES],
     ];
@@ -120,13 +153,26 @@ describe("NVCA's feature gates and merge config follow the add-ons", () => {
     test("the user's merge config: its name and types kept, a type it lists not repeated, the rest of it untouched", () => {
         const mergeConfig = {
             agent: { logLevel: "debug" },
-            cluster: { validationPolicy: { name: "Unrestricted", allowedExtraKubernetesTypes: [{ group: "scheduling.run.ai", version: "v2alpha2", kind: "PodGroup", resource: "custom" }] } },
+            cluster: {
+                validationPolicy: {
+                    name: "Unrestricted",
+                    allowedExtraKubernetesTypes: [
+                        { group: "scheduling.run.ai", version: "v2alpha2", kind: "PodGroup", resource: "custom" },
+                    ],
+                },
+            },
         };
-        const plane = parsePlane({ addons: { kaiScheduler: { enabled: true }, groveOperator: { enabled: true } }, agentConfig: { mergeConfig } });
+        const plane = parsePlane({
+            addons: { kaiScheduler: { enabled: true }, groveOperator: { enabled: true } },
+            agentConfig: { mergeConfig },
+        });
         const config = agentMergeConfig(plane)!;
         assert.deepEqual(config.agent, { logLevel: "debug" });
         assert.equal((config.cluster as any).validationPolicy.name, "Unrestricted");
-        assert.deepEqual(types(config), [{ group: "scheduling.run.ai", version: "v2alpha2", kind: "PodGroup", resource: "custom" }, ...GROVE_TYPES]);
+        assert.deepEqual(types(config), [
+            { group: "scheduling.run.ai", version: "v2alpha2", kind: "PodGroup", resource: "custom" },
+            ...GROVE_TYPES,
+        ]);
         assert.equal(mergeConfig.cluster.validationPolicy.allowedExtraKubernetesTypes.length, 1, "the settings are not mutated");
     });
 
@@ -153,20 +199,26 @@ describe("where the add-on charts come from", () => {
     test("the bundle's repositories by default, without the stack's chart credentials", () => {
         const plane = parsePlane({ addons: ALL_ON });
         const auth = { chartAuth: { username: "$oauthtoken", password: undefined as never } };
-        assert.deepEqual(addonChart(entry("kai-scheduler"), plane, { ...stack, ...auth }), { chart: "oci://ghcr.io/kai-scheduler/kai-scheduler/kai-scheduler" });
+        assert.deepEqual(addonChart(entry("kai-scheduler"), plane, { ...stack, ...auth }), {
+            chart: "oci://ghcr.io/kai-scheduler/kai-scheduler/kai-scheduler",
+        });
         assert.deepEqual(addonChart(entry("grove-operator"), plane, stack), { chart: "oci://ghcr.io/ai-dynamo/grove/grove-charts" });
         assert.deepEqual(addonChart(entry("dynamo-operator"), plane, stack), {
             chart: "dynamo-platform",
             repositoryOpts: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo" },
         });
         // The local topology chart: from the stack's chart source unless chartsPath names its directory.
-        assert.deepEqual(addonChart(entry("nvcf-kai-topology"), plane, stack), { chart: "oci://nvcr.io/nvidia/nvcf/nvcf-cluster-topology" });
+        assert.deepEqual(addonChart(entry("nvcf-kai-topology"), plane, stack), {
+            chart: "oci://nvcr.io/nvidia/nvcf/nvcf-cluster-topology",
+        });
         const local = parsePlane({ addons: { ...ALL_ON, topologyAwareScheduling: { enabled: true, chartsPath: "/charts/" } } });
         assert.deepEqual(addonChart(entry("nvcf-grove-topology"), local, stack), { chart: "/charts/nvcf-cluster-topology" });
     });
 
     test("a local chart directory of the stack holds them all; a repository setting wins", () => {
-        const plane = parsePlane({ addons: { ...ALL_ON, dynamoOperator: { enabled: true, repository: "oci://registry.example.com/mirror/" } } });
+        const plane = parsePlane({
+            addons: { ...ALL_ON, dynamoOperator: { enabled: true, repository: "oci://registry.example.com/mirror/" } },
+        });
         const dir = { chartSources: { path: "/srv/charts" } };
         assert.deepEqual(addonChart(entry("kai-scheduler"), plane, dir), { chart: "/srv/charts/kai-scheduler" });
         assert.deepEqual(addonChart(entry("nvcf-kai-topology"), plane, dir), { chart: "/srv/charts/nvcf-cluster-topology" });
@@ -231,9 +283,13 @@ describe("a compute plane with every add-on on", () => {
 
     test("owned namespaces kai-scheduler, grove-system and dynamo-system, each with the pull secret", () => {
         const mine = run.resources.filter((r) => r.name.startsWith("compute-plane-gpu-a"));
-        const names = mine.filter((r) => r.type === "kubernetes:core/v1:Namespace").map((n) => (n.inputs.metadata as { name: string }).name);
+        const names = mine
+            .filter((r) => r.type === "kubernetes:core/v1:Namespace")
+            .map((n) => (n.inputs.metadata as { name: string }).name);
         assert.deepEqual(names.sort(), ["dynamo-system", "grove-system", "kai-scheduler", "nvca-operator", "nvca-system", "nvcf-backend"]);
-        const secrets = mine.filter((r) => r.type === "kubernetes:core/v1:Secret").map((s) => (s.inputs.metadata as { namespace: string }).namespace);
+        const secrets = mine
+            .filter((r) => r.type === "kubernetes:core/v1:Secret")
+            .map((s) => (s.inputs.metadata as { namespace: string }).namespace);
         assert.deepEqual(secrets.sort(), names.sort());
     });
 
@@ -254,7 +310,9 @@ describe("a compute plane with every add-on on", () => {
     });
 
     test("KAI scheduler values: the bundle's, with the plane's pull secrets", () => {
-        const res = (rc: string, rm: string, lc: string, lm: string) => ({ resources: { requests: { cpu: rc, memory: rm }, limits: { cpu: lc, memory: lm } } });
+        const res = (rc: string, rm: string, lc: string, lm: string) => ({
+            resources: { requests: { cpu: rc, memory: rm }, limits: { cpu: lc, memory: lm } },
+        });
         const unlimited = { quota: -1, limit: -1, overQuotaWeight: 1 };
         assert.deepEqual(values("kai-scheduler"), {
             global: {
@@ -286,7 +344,9 @@ describe("a compute plane with every add-on on", () => {
     });
 
     test("topology values: one Topology, its Grove binding from the second release", () => {
-        const topologies = [{ name: "nvcf-mnnvl-topology", levels: [{ nodeLabel: "nvidia.com/gpu.clique" }, { nodeLabel: "kubernetes.io/hostname" }] }];
+        const topologies = [
+            { name: "nvcf-mnnvl-topology", levels: [{ nodeLabel: "nvidia.com/gpu.clique" }, { nodeLabel: "kubernetes.io/hostname" }] },
+        ];
         assert.deepEqual(values("nvcf-kai-topology"), { topologies, kaiScheduler: { enabled: true }, groveOperator: { enabled: false } });
         assert.deepEqual(values("nvcf-grove-topology"), { topologies, kaiScheduler: { enabled: false }, groveOperator: { enabled: true } });
     });
@@ -298,10 +358,20 @@ describe("a compute plane with every add-on on", () => {
             resources: { limits: { memory: "1Gi" }, requests: { cpu: "50m", memory: "128Mi" } },
             podAnnotations: {},
             config: {
-                leaderElection: { enabled: true, leaseDuration: "15s", renewDeadline: "10s", retryPeriod: "2s", resourceName: "grove-operator-leader-election" },
+                leaderElection: {
+                    enabled: true,
+                    leaseDuration: "15s",
+                    renewDeadline: "10s",
+                    retryPeriod: "2s",
+                    resourceName: "grove-operator-leader-election",
+                },
                 logLevel: "info",
                 logFormat: "json",
-                controllers: { podCliqueSet: { concurrentSyncs: 3 }, podClique: { concurrentSyncs: 3 }, podCliqueScalingGroup: { concurrentSyncs: 3 } },
+                controllers: {
+                    podCliqueSet: { concurrentSyncs: 3 },
+                    podClique: { concurrentSyncs: 3 },
+                    podCliqueScalingGroup: { concurrentSyncs: 3 },
+                },
                 topologyAwareScheduling: { enabled: true },
                 server: {
                     webhooks: { port: 9443, certProvisionMode: "auto", secretName: "grove-webhook-server-cert" },
@@ -340,7 +410,12 @@ describe("a compute plane with every add-on on", () => {
     test("nvca-operator: both gates, and the golden render's merge config as a string", () => {
         const op = byName("compute-plane-gpu-a-nvca-operator").inputs.values as Record<string, any>;
         assert.deepEqual(op.selfManaged.featureGateValues, [...DEFAULT_GATES, "KAIScheduler", "DynamoOperatorSupport"]);
-        assert.deepEqual(types(JSON.parse(op.agentConfig.mergeConfig)), [t("foo.com", "v1", "FooType", "footypes"), ...KAI_TYPES, ...GROVE_TYPES, ...DYNAMO_TYPES]);
+        assert.deepEqual(types(JSON.parse(op.agentConfig.mergeConfig)), [
+            t("foo.com", "v1", "FooType", "footypes"),
+            ...KAI_TYPES,
+            ...GROVE_TYPES,
+            ...DYNAMO_TYPES,
+        ]);
         assert.equal(JSON.parse(op.agentConfig.mergeConfig).cluster.validationPolicy.name, "Unrestricted");
     });
 });
@@ -350,11 +425,16 @@ describe("add-on values follow the plane's placement and settings", () => {
         nodeSelector: { enabled: true, key: "nvcf.nvidia.com/workload", value: "system" },
         tolerations: [{ key: "gpu", operator: "Exists", effect: "NoSchedule" }],
     };
-    const ctx = (extra: Record<string, unknown>) => ({ plane: parsePlane({ addons: ALL_ON, ...placement, ...extra }), imagePullSecrets: [] });
+    const ctx = (extra: Record<string, unknown>) => ({
+        plane: parsePlane({ addons: ALL_ON, ...placement, ...extra }),
+        imagePullSecrets: [],
+    });
     const entry = (name: string) => ADDONS.find((a) => a.name === name)!;
 
     test("KAI: node selector and tolerations in global, no pull secrets when there are none, resource overrides", () => {
-        const v = entry("kai-scheduler").values(ctx({ addons: { ...ALL_ON, kaiScheduler: { enabled: true, binder: { resources: { limits: { memory: "8Gi" } } } } } }));
+        const v = entry("kai-scheduler").values(
+            ctx({ addons: { ...ALL_ON, kaiScheduler: { enabled: true, binder: { resources: { limits: { memory: "8Gi" } } } } } }),
+        );
         assert.deepEqual(v.global, {
             securityContext: { runAsUser: 10000, runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } },
             nodeSelector: { "nvcf.nvidia.com/workload": "system" },
@@ -364,7 +444,9 @@ describe("add-on values follow the plane's placement and settings", () => {
     });
 
     test("Grove: node selector, tolerations, network passed through", () => {
-        const v = entry("grove-operator").values(ctx({ addons: { ...ALL_ON, groveOperator: { enabled: true, network: { autoMNNVLEnabled: true } } } })) as any;
+        const v = entry("grove-operator").values(
+            ctx({ addons: { ...ALL_ON, groveOperator: { enabled: true, network: { autoMNNVLEnabled: true } } } }),
+        ) as any;
         assert.deepEqual(v.nodeSelector, { "nvcf.nvidia.com/workload": "system" });
         assert.deepEqual(v.tolerations, placement.tolerations);
         assert.deepEqual(v.config.network, { autoMNNVLEnabled: true });
@@ -380,7 +462,9 @@ describe("add-on values follow the plane's placement and settings", () => {
             },
         });
         assert.deepEqual(v["dynamo-operator"].controllerManager.tolerations, placement.tolerations);
-        assert.deepEqual(v.nats.podTemplate, { merge: { spec: { nodeSelector: { "nvcf.nvidia.com/workload": "system" }, tolerations: placement.tolerations } } });
+        assert.deepEqual(v.nats.podTemplate, {
+            merge: { spec: { nodeSelector: { "nvcf.nvidia.com/workload": "system" }, tolerations: placement.tolerations } },
+        });
     });
 
     test("topology: the user's topologies; Grove without topology gets no topology-aware scheduling", () => {
@@ -388,21 +472,34 @@ describe("add-on values follow the plane's placement and settings", () => {
         const plane = parsePlane({ addons: { ...ALL_ON, topologyAwareScheduling: { enabled: true, topologies } } });
         assert.deepEqual(topologyValues({ plane, imagePullSecrets: [] }, { kai: true }).topologies, topologies);
         const noTopology = parsePlane({ addons: { kaiScheduler: { enabled: true }, groveOperator: { enabled: true } } });
-        assert.equal((entry("grove-operator").values({ plane: noTopology, imagePullSecrets: [] }) as any).config.topologyAwareScheduling, undefined);
+        assert.equal(
+            (entry("grove-operator").values({ plane: noTopology, imagePullSecrets: [] }) as any).config.topologyAwareScheduling,
+            undefined,
+        );
     });
 });
 
 describe("add-ons installed outside the stack", () => {
     test("KAI and Grove outside, Dynamo here: Dynamo waits for nothing of theirs, NVCA gets both gates' types", async () => {
         const run = await runWithPlanes([
-            { clusterName: "gpu-x", cluster: { sameAsControlPlane: true }, kaiSchedulerInstalled: true, groveOperatorInstalled: true, addons: { dynamoOperator: { enabled: true } } },
+            {
+                clusterName: "gpu-x",
+                cluster: { sameAsControlPlane: true },
+                kaiSchedulerInstalled: true,
+                groveOperatorInstalled: true,
+                addons: { dynamoOperator: { enabled: true } },
+            },
         ]);
-        const releases = run.resources.filter((r) => r.type === "kubernetes:helm.sh/v3:Release" && r.name.startsWith("compute-plane-gpu-x-"));
+        const releases = run.resources.filter(
+            (r) => r.type === "kubernetes:helm.sh/v3:Release" && r.name.startsWith("compute-plane-gpu-x-"),
+        );
         assert.deepEqual(releases.map((r) => r.inputs.name).sort(), ["csi-driver-smb", "dynamo-operator", "nvca-operator"]);
         const op = releases.find((r) => r.inputs.name === "nvca-operator")!.inputs.values as Record<string, any>;
         assert.deepEqual(op.selfManaged.featureGateValues, [...DEFAULT_GATES, "KAIScheduler", "DynamoOperatorSupport"]);
         assert.deepEqual(JSON.parse(op.agentConfig.mergeConfig), {
-            cluster: { validationPolicy: { allowedExtraKubernetesTypes: [...KAI_TYPES, ...GROVE_TYPES, ...DYNAMO_TYPES], name: "Default" } },
+            cluster: {
+                validationPolicy: { allowedExtraKubernetesTypes: [...KAI_TYPES, ...GROVE_TYPES, ...DYNAMO_TYPES], name: "Default" },
+            },
         });
     });
 });

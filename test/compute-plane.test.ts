@@ -13,12 +13,17 @@ async function runWithPlanes(planes: unknown[] = PLANES, extra: Record<string, u
     const { config, secretKeys } = devConfig();
     const kubeconfigs = "nvcf-self-managed:computePlaneKubeconfigs";
     return runProgram(
-        withConfig(config, { "nvcf-self-managed:computePlanes": planes, [kubeconfigs]: JSON.stringify({ "gpu-b": KUBECONFIG_B }), ...extra }),
+        withConfig(config, {
+            "nvcf-self-managed:computePlanes": planes,
+            [kubeconfigs]: JSON.stringify({ "gpu-b": KUBECONFIG_B }),
+            ...extra,
+        }),
         [...secretKeys, kubeconfigs],
     );
 }
 
-const ofPlane = (run: ProgramRun, plane: string) => run.resources.filter((r) => r.urn.includes(`::compute-plane-${plane}`) || r.name.startsWith(`compute-plane-${plane}`));
+const ofPlane = (run: ProgramRun, plane: string) =>
+    run.resources.filter((r) => r.urn.includes(`::compute-plane-${plane}`) || r.name.startsWith(`compute-plane-${plane}`));
 const byName = (run: ProgramRun, name: string) => run.resources.find((r) => r.name === name)!;
 const dependsOn = (a: RecordedResource, b: RecordedResource) => a.dependencies.includes(b.urn);
 const nvca = (run: ProgramRun, plane: string) => byName(run, `compute-plane-${plane}-nvca-operator`);
@@ -40,7 +45,8 @@ describe("compute planes: one per GPU cluster in stack config", () => {
             assert.ok(run.resources.some((r) => r.type === "nvcf:compute-plane:ComputePlane" && r.name === `compute-plane-${plane}`));
             const k8s = ofPlane(run, plane).filter((r) => r.custom && r.type.startsWith("kubernetes:"));
             assert.ok(k8s.length >= 8, `${plane} has its Kubernetes resources`);
-            for (const r of k8s) assert.match(r.provider, new RegExp(`pulumi:providers:kubernetes::compute-plane-${plane}-provider::`), r.name);
+            for (const r of k8s)
+                assert.match(r.provider, new RegExp(`pulumi:providers:kubernetes::compute-plane-${plane}-provider::`), r.name);
         }
     });
 
@@ -57,9 +63,17 @@ describe("compute planes: one per GPU cluster in stack config", () => {
 
     test("namespaces nvca-operator, nvca-system and nvcf-backend, each with the pull secret", () => {
         const namespaces = ofPlane(run, "gpu-b").filter((r) => r.type === "kubernetes:core/v1:Namespace");
-        assert.deepEqual(namespaces.map((n) => (n.inputs.metadata as { name: string }).name).sort(), ["nvca-operator", "nvca-system", "nvcf-backend"]);
+        assert.deepEqual(namespaces.map((n) => (n.inputs.metadata as { name: string }).name).sort(), [
+            "nvca-operator",
+            "nvca-system",
+            "nvcf-backend",
+        ]);
         const secrets = ofPlane(run, "gpu-b").filter((r) => r.type === "kubernetes:core/v1:Secret");
-        assert.deepEqual(secrets.map((s) => (s.inputs.metadata as { namespace: string }).namespace).sort(), ["nvca-operator", "nvca-system", "nvcf-backend"]);
+        assert.deepEqual(secrets.map((s) => (s.inputs.metadata as { namespace: string }).namespace).sort(), [
+            "nvca-operator",
+            "nvca-system",
+            "nvcf-backend",
+        ]);
         for (const s of secrets) {
             assert.equal(s.inputs.type, "kubernetes.io/dockerconfigjson");
             assert.equal((s.inputs.metadata as { name: string }).name, "nvcr-pull-secret");
@@ -96,7 +110,9 @@ describe("compute planes: one per GPU cluster in stack config", () => {
         assert.equal(smb.inputs.namespace, "kube-system");
         assert.equal(smb.inputs.version, "v1.17.0");
         assert.equal(smb.inputs.chart, "csi-driver-smb");
-        assert.deepEqual(smb.inputs.repositoryOpts, { repo: "https://raw.githubusercontent.com/kubernetes-csi/csi-driver-smb/master/charts" });
+        assert.deepEqual(smb.inputs.repositoryOpts, {
+            repo: "https://raw.githubusercontent.com/kubernetes-csi/csi-driver-smb/master/charts",
+        });
         assert.deepEqual(smb.inputs.values, {});
     });
 
@@ -105,15 +121,22 @@ describe("compute planes: one per GPU cluster in stack config", () => {
         assert.equal(reg.type, "pulumi-nodejs:dynamic/nvcf:ClusterRegistration");
         const { __provider, ...inputs } = reg.inputs;
         assert.deepEqual(inputs, {
-            clusterName: "gpu-a", ncaId: "nca-1", region: "us-east-1", cloudProvider: "ON-PREM",
-            icmsUrl: "http://sis.nvcf.test", apiKeysUrl: "http://api-keys.nvcf.test",
-            kubeconfigSource: "control-plane", timeoutSeconds: 30, retries: 3,
+            clusterName: "gpu-a",
+            ncaId: "nca-1",
+            region: "us-east-1",
+            cloudProvider: "ON-PREM",
+            icmsUrl: "http://sis.nvcf.test",
+            apiKeysUrl: "http://api-keys.nvcf.test",
+            kubeconfigSource: "control-plane",
+            timeoutSeconds: 30,
+            retries: 3,
         });
         assert.equal(byName(run, "compute-plane-gpu-b-registration").inputs.kubeconfigSource, "compute-plane");
         assert.equal(byName(run, "compute-plane-gpu-b-registration").inputs.kubeContext, "gpu-b-admin");
         const serialized = String(__provider);
         assert.ok(serialized.length > 1000, "the provider is serialized into the resource");
-        for (const secret of ["nvapi-test-key", "kubeconfig-of-gpu-b"]) assert.ok(!serialized.includes(secret), `no ${secret} in the provider`);
+        for (const secret of ["nvapi-test-key", "kubeconfig-of-gpu-b"])
+            assert.ok(!serialized.includes(secret), `no ${secret} in the provider`);
     });
 
     test("nvca-operator values: registration IDs, ncaID, selfManaged.region, no generated pull secret", () => {
@@ -146,8 +169,13 @@ describe("compute planes: one per GPU cluster in stack config", () => {
     test("feature gates: the bundle's defaults, user gates kept, -Gate turns a default off", () => {
         const a = (nvca(run, "gpu-a").inputs.values as Record<string, any>).selfManaged.featureGateValues as string[];
         assert.deepEqual(a, [
-            "DynamicGPUDiscovery", "InfraResourceOverhead", "EnforceHelmFunctionResourceLimits", "EnforceContainerFunctionResourceLimits",
-            "EnforceHelmTaskResourceLimits", "EnforceContainerTaskResourceLimits", "BYOObservability",
+            "DynamicGPUDiscovery",
+            "InfraResourceOverhead",
+            "EnforceHelmFunctionResourceLimits",
+            "EnforceContainerFunctionResourceLimits",
+            "EnforceHelmTaskResourceLimits",
+            "EnforceContainerTaskResourceLimits",
+            "BYOObservability",
         ]);
         const b = (nvca(run, "gpu-b").inputs.values as Record<string, any>).selfManaged.featureGateValues as string[];
         assert.deepEqual(b.slice(0, 2), ["-BYOObservability", "Custom"]);
@@ -172,7 +200,13 @@ describe("install and destroy order across the planes", () => {
             const mine = ofPlane(run, plane);
             assert.ok(dependsOn(op, byName(run, `compute-plane-${plane}-registration`)), "registration");
             assert.ok(dependsOn(op, byName(run, `compute-plane-${plane}-smb-csi-driver-release`)), "SMB CSI driver");
-            assert.ok(dependsOn(op, mine.find((r) => r.type === "kubernetes:apps/v1:DaemonSet")!), "inotify tuner");
+            assert.ok(
+                dependsOn(
+                    op,
+                    mine.find((r) => r.type === "kubernetes:apps/v1:DaemonSet")!,
+                ),
+                "inotify tuner",
+            );
             for (const r of mine.filter((r) => r.type === "kubernetes:core/v1:Namespace" || r.type === "kubernetes:core/v1:Secret")) {
                 assert.ok(dependsOn(op, r), r.name);
             }
@@ -199,25 +233,37 @@ describe("install and destroy order across the planes", () => {
 
     test("stack outputs per compute plane: name, cluster ID, cluster group ID, operator status", () => {
         assert.deepEqual(run.outputs.computePlanes, {
-            "gpu-a": { clusterName: "gpu-a", clusterId: "cluster-id-of-gpu-a", clusterGroupId: "group-id-of-gpu-a", operatorStatus: "deployed" },
-            "gpu-b": { clusterName: "gpu-b", clusterId: "cluster-id-of-gpu-b", clusterGroupId: "group-id-of-gpu-b", operatorStatus: "deployed" },
+            "gpu-a": {
+                clusterName: "gpu-a",
+                clusterId: "cluster-id-of-gpu-a",
+                clusterGroupId: "group-id-of-gpu-a",
+                operatorStatus: "deployed",
+            },
+            "gpu-b": {
+                clusterName: "gpu-b",
+                clusterId: "cluster-id-of-gpu-b",
+                clusterGroupId: "group-id-of-gpu-b",
+                operatorStatus: "deployed",
+            },
         });
     });
 });
 
 describe("compute-plane settings", () => {
     test("mirrors: image and chart overrides, SMB chart from an OCI mirror, tuner images, host overrides, skipAwait", async () => {
-        const planes = [{
-            clusterName: "gpu-m",
-            cluster: { sameAsControlPlane: true, skipAwait: true },
-            image: { registry: "registry.example.com", repository: "nvcf" },
-            helmSources: { registry: "registry.example.com", repository: "charts" },
-            smbCsiDriver: { source: "oci://registry.example.com/charts/csi-driver-smb" },
-            inotifyTuner: { initImage: "registry.example.com/busybox:1.36", pauseImage: "registry.example.com/pause:3.9" },
-            selfManaged: { icmsServiceURL: "http://10.0.0.5", icmsServiceHostHeaderOverride: "sis.nvcf.test" },
-            registration: { icmsURL: "http://10.0.0.5", icmsHostHeader: "sis.nvcf.test" },
-            kaiSchedulerInstalled: true,
-        }];
+        const planes = [
+            {
+                clusterName: "gpu-m",
+                cluster: { sameAsControlPlane: true, skipAwait: true },
+                image: { registry: "registry.example.com", repository: "nvcf" },
+                helmSources: { registry: "registry.example.com", repository: "charts" },
+                smbCsiDriver: { source: "oci://registry.example.com/charts/csi-driver-smb" },
+                inotifyTuner: { initImage: "registry.example.com/busybox:1.36", pauseImage: "registry.example.com/pause:3.9" },
+                selfManaged: { icmsServiceURL: "http://10.0.0.5", icmsServiceHostHeaderOverride: "sis.nvcf.test" },
+                registration: { icmsURL: "http://10.0.0.5", icmsHostHeader: "sis.nvcf.test" },
+                kaiSchedulerInstalled: true,
+            },
+        ];
         const r = await runWithPlanes(planes);
         const op = nvca(r, "gpu-m");
         assert.equal(op.inputs.chart, "oci://registry.example.com/charts/helm-nvca-operator");
@@ -226,7 +272,10 @@ describe("compute-plane settings", () => {
         assert.equal(values.image.repository, "registry.example.com/nvcf/nvca-operator");
         assert.equal(values.selfManaged.icmsServiceHostHeaderOverride, "sis.nvcf.test");
         assert.ok((values.selfManaged.featureGateValues as string[]).includes("KAIScheduler"));
-        assert.equal(byName(r, "compute-plane-gpu-m-smb-csi-driver-release").inputs.chart, "oci://registry.example.com/charts/csi-driver-smb");
+        assert.equal(
+            byName(r, "compute-plane-gpu-m-smb-csi-driver-release").inputs.chart,
+            "oci://registry.example.com/charts/csi-driver-smb",
+        );
         const ds = ofPlane(r, "gpu-m").find((x) => x.type === "kubernetes:apps/v1:DaemonSet")!;
         assert.deepEqual((ds.inputs.metadata as { annotations: unknown }).annotations, { "pulumi.com/skipAwait": "true" });
         const reg = byName(r, "compute-plane-gpu-m-registration");
@@ -237,20 +286,50 @@ describe("compute-plane settings", () => {
 
 describe("bad compute-plane settings stop the program before any resource", () => {
     const cases: [string, unknown[], RegExp, Record<string, unknown>?][] = [
-        ["a name over 32 characters (ICMS answers 412)", [{ clusterName: "a".repeat(33), cluster: { sameAsControlPlane: true } }],
-            /computePlanes\[0\]\.clusterName: ICMS refuses cluster names longer than 32 characters/],
-        ["a name that is not RFC 1123", [{ clusterName: "GPU_A", cluster: { sameAsControlPlane: true } }], /computePlanes\[0\]\.clusterName: must be an RFC 1123 name/],
-        ["two planes with one name", [{ clusterName: "gpu", cluster: { sameAsControlPlane: true } }, { clusterName: "gpu", cluster: { context: "x" } }],
-            /computePlanes\[1\]\.clusterName: the cluster name is already used by computePlanes\[0\]/],
-        ["no way to reach the cluster", [{ clusterName: "gpu-x" }], /computePlanes\[0\]\.cluster: says nothing about how to reach the GPU cluster gpu-x/],
-        ["KAIScheduler without the KAI scheduler", [{ clusterName: "gpu", cluster: { sameAsControlPlane: true }, featureGates: ["KAIScheduler"] }],
-            /computePlanes\[0\]\.featureGates: the KAIScheduler gate keeps NVCA unhealthy/],
-        ["a reserved pull secret name", [{ clusterName: "gpu", cluster: { sameAsControlPlane: true }, imagePullSecrets: [{ name: "ngc-api-key" }] }],
-            /computePlanes\[0\]\.imagePullSecrets: the NVCA mirror reserves this pull secret name/],
-        ["no admin token without the admin issuer proxy", [{ clusterName: "gpu", cluster: { sameAsControlPlane: true } }],
+        [
+            "a name over 32 characters (ICMS answers 412)",
+            [{ clusterName: "a".repeat(33), cluster: { sameAsControlPlane: true } }],
+            /computePlanes\[0\]\.clusterName: ICMS refuses cluster names longer than 32 characters/,
+        ],
+        [
+            "a name that is not RFC 1123",
+            [{ clusterName: "GPU_A", cluster: { sameAsControlPlane: true } }],
+            /computePlanes\[0\]\.clusterName: must be an RFC 1123 name/,
+        ],
+        [
+            "two planes with one name",
+            [
+                { clusterName: "gpu", cluster: { sameAsControlPlane: true } },
+                { clusterName: "gpu", cluster: { context: "x" } },
+            ],
+            /computePlanes\[1\]\.clusterName: the cluster name is already used by computePlanes\[0\]/,
+        ],
+        [
+            "no way to reach the cluster",
+            [{ clusterName: "gpu-x" }],
+            /computePlanes\[0\]\.cluster: says nothing about how to reach the GPU cluster gpu-x/,
+        ],
+        [
+            "KAIScheduler without the KAI scheduler",
+            [{ clusterName: "gpu", cluster: { sameAsControlPlane: true }, featureGates: ["KAIScheduler"] }],
+            /computePlanes\[0\]\.featureGates: the KAIScheduler gate keeps NVCA unhealthy/,
+        ],
+        [
+            "a reserved pull secret name",
+            [{ clusterName: "gpu", cluster: { sameAsControlPlane: true }, imagePullSecrets: [{ name: "ngc-api-key" }] }],
+            /computePlanes\[0\]\.imagePullSecrets: the NVCA mirror reserves this pull secret name/,
+        ],
+        [
+            "no admin token without the admin issuer proxy",
+            [{ clusterName: "gpu", cluster: { sameAsControlPlane: true } }],
             /nvcf-self-managed:nvcfAdminToken: is required to register GPU clusters/,
-            { "nvcf-self-managed:controlPlane": { adminIssuerProxy: { enabled: false } } }],
-        ["an unknown key in a plane", [{ clusterName: "gpu", cluster: { sameAsControlPlane: true }, regoin: "x" }], /computePlanes\[0\]\.regoin: unknown key/],
+            { "nvcf-self-managed:controlPlane": { adminIssuerProxy: { enabled: false } } },
+        ],
+        [
+            "an unknown key in a plane",
+            [{ clusterName: "gpu", cluster: { sameAsControlPlane: true }, regoin: "x" }],
+            /computePlanes\[0\]\.regoin: unknown key/,
+        ],
     ];
     for (const [what, planes, message, extra] of cases) {
         test(what, async () => {

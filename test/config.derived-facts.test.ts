@@ -13,7 +13,8 @@ describe("facts derived from several settings", () => {
 
     test("the stack manages the LLM issuer: cert-manager mode, and clusterIssuer.enabled or the default ClusterIssuer", () => {
         const pki = { enabled: true, dnsNames: ["llm.nvcf.test"], allowedDomains: "nvcf.test", image: { tag: "0.16.2" } };
-        const llm = (extra: Record<string, unknown>, enabled = true) => managedIssuer(cp({ addons: { llm: { enabled, pki: { ...pki, ...extra } } } }));
+        const llm = (extra: Record<string, unknown>, enabled = true) =>
+            managedIssuer(cp({ addons: { llm: { enabled, pki: { ...pki, ...extra } } } }));
         assert.equal(llm({}), true, "the default ClusterIssuer nvcf-openbao-pki");
         assert.equal(llm({ issuerName: "my-issuer" }), false);
         assert.equal(llm({ issuerName: "my-issuer", clusterIssuer: { enabled: true } }), true);

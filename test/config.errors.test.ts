@@ -19,7 +19,11 @@ async function programRejects(controlPlane: Record<string, unknown>, expected: R
     const { error, resources } = await runDevExpectingError(controlPlane, other);
     for (const pattern of expected) assert.match(error.message, pattern);
     assert.ok(error instanceof pulumi.RunError, "a RunError: Pulumi prints the message without a stack trace");
-    assert.deepEqual(resources.map((r) => r.type), [], "no resource may be registered");
+    assert.deepEqual(
+        resources.map((r) => r.type),
+        [],
+        "no resource may be registered",
+    );
     return error.message;
 }
 
@@ -55,7 +59,9 @@ describe("a bad setting is one ConfigError naming key, value and what is allowed
 
     test("an annotation key with the reserved nvcf.nvidia.com/nats-worker-auth prefix", () => {
         rejects({ natsAuthCalloutService: { podAnnotations: { "nvcf.nvidia.com/nats-worker-auth-mode": "x" } } }, [
-            esc(`${CP}.natsAuthCalloutService.podAnnotations["nvcf.nvidia.com/nats-worker-auth-mode"]: keys starting with nvcf.nvidia.com/nats-worker-auth are reserved`),
+            esc(
+                `${CP}.natsAuthCalloutService.podAnnotations["nvcf.nvidia.com/nats-worker-auth-mode"]: keys starting with nvcf.nvidia.com/nats-worker-auth are reserved`,
+            ),
         ]);
     });
 
@@ -99,9 +105,7 @@ describe("a bad setting is one ConfigError naming key, value and what is allowed
     });
 
     test("the observability profile, with the bundle's message", () => {
-        rejects({ observability: { profile: "full" } }, [
-            esc("observability.profile must be disabled, control, compute, or all"),
-        ]);
+        rejects({ observability: { profile: "full" } }, [esc("observability.profile must be disabled, control, compute, or all")]);
     });
 
     test("the control profile without state metrics", () => {
@@ -132,7 +136,10 @@ describe("the program stops on a bad setting before any resource, with a RunErro
     });
 
     test("every problem of the parse is reported at once", async () => {
-        const message = await programRejects({ nats: { workerAuth: "jwt" }, global: { domain: "bad domain" } }, [/workerAuth/, /global\.domain/]);
+        const message = await programRejects({ nats: { workerAuth: "jwt" }, global: { domain: "bad domain" } }, [
+            /workerAuth/,
+            /global\.domain/,
+        ]);
         assert.equal(message.split("\n").filter((l) => l.startsWith("  - ")).length, 2);
     });
 });

@@ -29,9 +29,24 @@ type Json = Record<string, unknown>;
 
 /** Subtrees passed to charts as they are: mutating inside them says nothing about the grammars. */
 const FREE = new Set([
-    "values", "mappingConfig", "config", "targetAllocator", "defaultMonitors", "collectorImage", "podDisruptionBudget.merge",
-    "webhook", "service", "serviceAccount", "podSecurityContext", "securityContext", "resources", "affinity", "networkPolicy",
-    "mergeConfig", "env", "crds",
+    "values",
+    "mappingConfig",
+    "config",
+    "targetAllocator",
+    "defaultMonitors",
+    "collectorImage",
+    "podDisruptionBudget.merge",
+    "webhook",
+    "service",
+    "serviceAccount",
+    "podSecurityContext",
+    "securityContext",
+    "resources",
+    "affinity",
+    "networkPolicy",
+    "mergeConfig",
+    "env",
+    "crds",
 ]);
 
 /** Every leaf of a parsed object, as a path. */
@@ -123,7 +138,11 @@ function keyOf(path: readonly (string | number)[]): string {
 
 /** A problem names the mutated key: the key itself, a key inside it, or the object holding it. */
 const names = (problemKey: string, key: string) =>
-    problemKey === key || problemKey.startsWith(`${key}.`) || problemKey.startsWith(`${key}[`) || key.startsWith(`${problemKey}.`) || key.startsWith(`${problemKey}[`);
+    problemKey === key ||
+    problemKey.startsWith(`${key}.`) ||
+    problemKey.startsWith(`${key}[`) ||
+    key.startsWith(`${problemKey}.`) ||
+    key.startsWith(`${problemKey}[`);
 
 describe(`fuzzing the config: ${CASES} mutated stacks, seed 0x${SEED.toString(16)}`, () => {
     const all = cases();

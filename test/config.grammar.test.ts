@@ -36,11 +36,19 @@ describe("the grammars", () => {
 
     test("RFC 1123 subdomain", () => {
         const long = Array.from({ length: 4 }, () => l63).join(".") + ".abc"; // 256 characters
-        edges(dnsSubdomain, ["a", "nvcf.test", `${l63}.${l63}`, "a-1.b-2.c"], ["", "a..b", ".a", "a.", "A.b", `${l63}a.b`, long, "a b", "a\r\nb", "*.a"]);
+        edges(
+            dnsSubdomain,
+            ["a", "nvcf.test", `${l63}.${l63}`, "a-1.b-2.c"],
+            ["", "a..b", ".a", "a.", "A.b", `${l63}a.b`, long, "a b", "a\r\nb", "*.a"],
+        );
     });
 
     test("hostname (routes, certificates): a subdomain, optionally a leading wildcard", () => {
-        edges(hostname, ["api.nvcf.test", "*.invocation.nvcf.test", "localhost"], ["", "*", "a.*.b", "**.a", "API.nvcf.test", `${l63}x.test`, "a b.test", "a.test\n"]);
+        edges(
+            hostname,
+            ["api.nvcf.test", "*.invocation.nvcf.test", "localhost"],
+            ["", "*", "a.*.b", "**.a", "API.nvcf.test", `${l63}x.test`, "a b.test", "a.test\n"],
+        );
     });
 
     test("label and annotation keys", () => {
@@ -56,19 +64,43 @@ describe("the grammars", () => {
     });
 
     test("image tags: pinned, never latest", () => {
-        edges(imageTag, ["3.2.7", "v1", "_x", "1.0.0-rc.1", "a".repeat(128)], ["", "latest", ".1", "-1", "a b", "1\n", "a".repeat(129), "a:b", "a/b"]);
+        edges(
+            imageTag,
+            ["3.2.7", "v1", "_x", "1.0.0-rc.1", "a".repeat(128)],
+            ["", "latest", ".1", "-1", "a b", "1\n", "a".repeat(129), "a:b", "a/b"],
+        );
     });
 
     test("registry hosts and Host headers: host[:port]", () => {
         const valid = ["nvcr.io", "localhost", "registry.example.com:5000", "10.0.0.1:8080", "[::1]:5000", "Nvcr.io", "sis.nvcf.test"];
-        const invalid = ["", "https://nvcr.io", "nvcr.io/x", "nvcr.io:0", "nvcr.io:65536", "nvcr.io:x", "a b", "sis.test\r\nX-Injected: 1", "a..b", `${l63}a.io`, "user@host"];
+        const invalid = [
+            "",
+            "https://nvcr.io",
+            "nvcr.io/x",
+            "nvcr.io:0",
+            "nvcr.io:65536",
+            "nvcr.io:x",
+            "a b",
+            "sis.test\r\nX-Injected: 1",
+            "a..b",
+            `${l63}a.io`,
+            "user@host",
+        ];
         edges(registryHost, valid, invalid);
         edges(hostHeader, valid, invalid);
     });
 
     test("repository paths and image names", () => {
-        edges(repositoryPath, ["nvidia/nvcf", "a", "a__b/c.d-e", "org/team/sub"], ["", "Nvidia/nvcf", "a//b", "/a", "a/", "a b", "a\n", "-a", "a..b"]);
-        edges(imageName, ["nvidia/nvcf", "nvcr.io/nvidia/nvcf", "localhost:5000/a", "ghcr.io/a/b"], ["", "nvcr.io/", "https://nvcr.io/a", "a:b/c", "A/b"]);
+        edges(
+            repositoryPath,
+            ["nvidia/nvcf", "a", "a__b/c.d-e", "org/team/sub"],
+            ["", "Nvidia/nvcf", "a//b", "/a", "a/", "a b", "a\n", "-a", "a..b"],
+        );
+        edges(
+            imageName,
+            ["nvidia/nvcf", "nvcr.io/nvidia/nvcf", "localhost:5000/a", "ghcr.io/a/b"],
+            ["", "nvcr.io/", "https://nvcr.io/a", "a:b/c", "A/b"],
+        );
     });
 
     test("image references: pinned by tag or digest", () => {
@@ -81,7 +113,11 @@ describe("the grammars", () => {
     });
 
     test("chart versions: one semantic version", () => {
-        edges(chartVersion, ["1.21.3", "v1.17.0", "0.0.0", "1.0.0-rc.1", "1.0.0+build.5", "1.0.0-alpha-1"], ["", "latest", "1.2", "^1.2.3", ">=1.0.0", "1.2.3 ", "01.2.3", "1.2.3\n", "1.2.x"]);
+        edges(
+            chartVersion,
+            ["1.21.3", "v1.17.0", "0.0.0", "1.0.0-rc.1", "1.0.0+build.5", "1.0.0-alpha-1"],
+            ["", "latest", "1.2", "^1.2.3", ">=1.0.0", "1.2.3 ", "01.2.3", "1.2.3\n", "1.2.x"],
+        );
     });
 
     test("paths, single lines and registry user names", () => {
@@ -128,16 +164,36 @@ describe("the grammars in the schemas: key, value and grammar in one problem", (
                 },
             }),
             [
-                { key: `${CP}.global.nodeSelectors.all.key`, message: "must be a Kubernetes label or annotation key: it contains a space", given: "bad key" },
-                { key: `${CP}.global.nodeSelectors.all.value`, message: "must be a Kubernetes label value: it contains a space", given: "Worker Nodes" },
+                {
+                    key: `${CP}.global.nodeSelectors.all.key`,
+                    message: "must be a Kubernetes label or annotation key: it contains a space",
+                    given: "bad key",
+                },
+                {
+                    key: `${CP}.global.nodeSelectors.all.value`,
+                    message: "must be a Kubernetes label value: it contains a space",
+                    given: "Worker Nodes",
+                },
                 {
                     key: `${CP}.global.tolerations.all[0].effect`,
                     message: 'Invalid option: expected one of ""|"NoSchedule"|"PreferNoSchedule"|"NoExecute"',
                     given: "NoSchedul",
                 },
-                { key: `${CP}.addons.vanityGateway.podLabels["app/"]`, message: "the key must be a Kubernetes label or annotation key: its name part is empty", given: "app/" },
-                { key: `${CP}.addons.vanityGateway.nodeSelector.pool`, message: "must be a Kubernetes label value: it contains a newline", given: "a\nb" },
-                { key: `${CP}.api.podAnnotations["bad key"]`, message: "the key must be a Kubernetes label or annotation key: it contains a space", given: "bad key" },
+                {
+                    key: `${CP}.addons.vanityGateway.podLabels["app/"]`,
+                    message: "the key must be a Kubernetes label or annotation key: its name part is empty",
+                    given: "app/",
+                },
+                {
+                    key: `${CP}.addons.vanityGateway.nodeSelector.pool`,
+                    message: "must be a Kubernetes label value: it contains a newline",
+                    given: "a\nb",
+                },
+                {
+                    key: `${CP}.api.podAnnotations["bad key"]`,
+                    message: "the key must be a Kubernetes label or annotation key: it contains a space",
+                    given: "bad key",
+                },
                 {
                     key: `${CP}.ingress.gatewayApi.routes.invocation.routeAnnotations["a/b/c"]`,
                     message: "the key must be a Kubernetes label or annotation key: it has more than one '/'",
@@ -158,12 +214,30 @@ describe("the grammars in the schemas: key, value and grammar in one problem", (
                 values: { releases: { api: { version: "" } } },
             }),
             [
-                { key: `${CP}.global.helm.sources.registry`, message: "must be a registry host: it is not host or host:port (no scheme, path or user)", given: "https://nvcr.io" },
-                { key: `${CP}.global.image.registry`, message: "must be a registry host: it contains a newline", given: "nvcr.io\n", allowed: registryHost.allowed },
+                {
+                    key: `${CP}.global.helm.sources.registry`,
+                    message: "must be a registry host: it is not host or host:port (no scheme, path or user)",
+                    given: "https://nvcr.io",
+                },
+                {
+                    key: `${CP}.global.image.registry`,
+                    message: "must be a registry host: it contains a newline",
+                    given: "nvcr.io\n",
+                    allowed: registryHost.allowed,
+                },
                 { key: `${CP}.global.image.repository`, message: "must be a repository path: it is empty", given: "" },
-                { key: `${CP}.collector.image`, message: "must be a pinned image reference: it has neither a tag nor a digest, so it is not pinned", given: "otel/collector" },
+                {
+                    key: `${CP}.collector.image`,
+                    message: "must be a pinned image reference: it has neither a tag nor a digest, so it is not pinned",
+                    given: "otel/collector",
+                },
                 { key: `${CP}.sis.image.tag`, message: "must be a pinned image tag: latest is not a pinned version", given: "latest" },
-                { key: `${P}:releases.api.version`, message: "version must be a semantic version", given: "", allowed: chartVersion.allowed },
+                {
+                    key: `${P}:releases.api.version`,
+                    message: "version must be a semantic version",
+                    given: "",
+                    allowed: chartVersion.allowed,
+                },
             ],
         );
     });
@@ -195,7 +269,11 @@ describe("the grammars in the schemas: key, value and grammar in one problem", (
                 },
             }),
             [
-                { key: `${CP}.addons.llm.pki.dnsNames[1]`, message: "must be a DNS hostname: it contains a space", given: "anything at all" },
+                {
+                    key: `${CP}.addons.llm.pki.dnsNames[1]`,
+                    message: "must be a DNS hostname: it contains a space",
+                    given: "anything at all",
+                },
                 {
                     key: `${CP}.ingress.gatewayApi.routes.vanityGateway.hostnames[0]`,
                     message: "must be a DNS hostname: the label aaaaaaaaaaaaaaaaaaaa... is 64 characters long (at most 63)",
@@ -221,13 +299,34 @@ describe("the grammars in the schemas: key, value and grammar in one problem", (
                 },
             }),
             [
-                { key: `${P}:computePlanes[0].selfManaged.icmsServiceHostHeaderOverride`, message: "must be a Host header value: it contains a carriage return" },
-                { key: `${P}:computePlanes[0].registration.apiKeysHostHeader`, message: "must be a Host header value: it contains a space" },
-                { key: `${P}:computePlanes[0].image.registry`, message: "must be a registry host: it is not host or host:port (no scheme, path or user)" },
-                { key: `${P}:computePlanes[0].nvcaOperator.chartVersion`, message: "must be a pinned semantic version: it is empty, which would install whatever version is newest" },
-                { key: `${P}:computePlanes[0].nvcaOperator.imageTag`, message: "must be a pinned image tag: latest is not a pinned version" },
-                { key: `${P}:computePlanes[0].nodeSelector.key`, message: "must be a Kubernetes label or annotation key: it contains a space" },
-                { key: `${P}:computePlanes[0].inotifyTuner.initImage`, message: "must be a pinned image reference: it has neither a tag nor a digest, so it is not pinned" },
+                {
+                    key: `${P}:computePlanes[0].selfManaged.icmsServiceHostHeaderOverride`,
+                    message: "must be a Host header value: it contains a carriage return",
+                },
+                {
+                    key: `${P}:computePlanes[0].registration.apiKeysHostHeader`,
+                    message: "must be a Host header value: it contains a space",
+                },
+                {
+                    key: `${P}:computePlanes[0].image.registry`,
+                    message: "must be a registry host: it is not host or host:port (no scheme, path or user)",
+                },
+                {
+                    key: `${P}:computePlanes[0].nvcaOperator.chartVersion`,
+                    message: "must be a pinned semantic version: it is empty, which would install whatever version is newest",
+                },
+                {
+                    key: `${P}:computePlanes[0].nvcaOperator.imageTag`,
+                    message: "must be a pinned image tag: latest is not a pinned version",
+                },
+                {
+                    key: `${P}:computePlanes[0].nodeSelector.key`,
+                    message: "must be a Kubernetes label or annotation key: it contains a space",
+                },
+                {
+                    key: `${P}:computePlanes[0].inotifyTuner.initImage`,
+                    message: "must be a pinned image reference: it has neither a tag nor a digest, so it is not pinned",
+                },
             ],
         );
     });
@@ -235,7 +334,10 @@ describe("the grammars in the schemas: key, value and grammar in one problem", (
     test("registry credentials: a pull secret server with CR/LF, a user name with ':'", () => {
         assertProblems(devRaw({ values: { registry: { pullSecret: { server: "nvcr.io\r\n", username: "a:b" } } } }), [
             { key: `${P}:registry.pullSecret.server`, message: "must be a registry host: it contains a carriage return" },
-            { key: `${P}:registry.pullSecret.username`, message: "must be a registry user name: it contains ':', which separates user and password in a docker auth" },
+            {
+                key: `${P}:registry.pullSecret.username`,
+                message: "must be a registry user name: it contains ':', which separates user and password in a docker auth",
+            },
         ]);
     });
 
@@ -245,14 +347,20 @@ describe("the grammars in the schemas: key, value and grammar in one problem", (
                 controlPlane: {
                     global: { storageClass: "", nodeSelectors: { all: null }, tolerations: { all: [{ operator: "Exists" }] } },
                     sis: { image: { tag: "" } },
-                    cassandra: { migrations: { image: { tag: "", pullPolicy: "" } }, podDisruptionBudget: { enabled: true, minAvailable: "50%" } },
+                    cassandra: {
+                        migrations: { image: { tag: "", pullPolicy: "" } },
+                        podDisruptionBudget: { enabled: true, minAvailable: "50%" },
+                    },
                     ingress: { gatewayApi: { routes: { nvcfApi: { grpc: { enabled: true, hostnames: ["*.grpc.nvcf.test"] } } } } },
                 },
                 values: { computePlanes: [plane({ smbCsiDriver: { version: "v1.17.0" } })], releases: { api: { version: "1.25.2" } } },
             }),
         );
         assertProblems(devRaw({ controlPlane: { global: { image: { repository: "YOUR_ORG/YOUR_TEAM" } } } }), [
-            { key: `${CP}.global.image.repository`, message: "still the bundle's placeholder; set the NGC org/team (or mirror path) that holds the NVCF images" },
+            {
+                key: `${CP}.global.image.repository`,
+                message: "still the bundle's placeholder; set the NGC org/team (or mirror path) that holds the NVCF images",
+            },
         ]);
     });
 });

@@ -19,8 +19,15 @@ describe("parseSettings on a good config", () => {
         const raw = devRaw({ computePlaneKubeconfigNames: ["gpu-b"] });
         const settings = parse(raw);
         assert.deepEqual(Object.keys(settings), [
-            "controlPlane", "releases", "cluster", "registry", "computePlanes", "openbaoAccess", "dns",
-            "computePlaneKubeconfigNames", "secrets",
+            "controlPlane",
+            "releases",
+            "cluster",
+            "registry",
+            "computePlanes",
+            "openbaoAccess",
+            "dns",
+            "computePlaneKubeconfigNames",
+            "secrets",
         ]);
         assert.equal(settings.controlPlane.global.domain, "nvcf.test");
         assert.equal(settings.cluster.clusterIdentifier, "dev");
@@ -44,10 +51,25 @@ describe("parseSettings on a good config", () => {
 describe("each key by its schema: every problem of the parse at once", () => {
     test("an unknown project setting", () => {
         const allowed = [
-            "controlPlane", "releases", "cluster", "registry", "computePlanes", "openbaoAccess", "dns",
-            "ngcApiKey", "accountRegistryKey", "sidecarRegistryKey", "chartRegistryPassword", "cassandraPassword",
-            "kubeconfig", "computePlaneKubeconfigs", "nvcfAdminToken", "openbaoToken",
-        ].map((k) => `${P}:${k}`).join(", ");
+            "controlPlane",
+            "releases",
+            "cluster",
+            "registry",
+            "computePlanes",
+            "openbaoAccess",
+            "dns",
+            "ngcApiKey",
+            "accountRegistryKey",
+            "sidecarRegistryKey",
+            "chartRegistryPassword",
+            "cassandraPassword",
+            "kubeconfig",
+            "computePlaneKubeconfigs",
+            "nvcfAdminToken",
+            "openbaoToken",
+        ]
+            .map((k) => `${P}:${k}`)
+            .join(", ");
         assertProblems(devRaw({ unknownKeys: ["controlPlan"] }), [
             { key: `${P}:controlPlan`, message: "unknown setting (a typo?)", allowed },
         ]);
@@ -177,7 +199,11 @@ describe("each key by its schema: every problem of the parse at once", () => {
             { key: `${P}:computePlanes[0].clusterName`, message: "ICMS refuses cluster names longer than 32 characters" },
         ]);
         assertProblems(devRaw({ values: { computePlanes: [plane({ clusterName: "GPU_A" })] } }), [
-            { key: `${P}:computePlanes[0].clusterName`, message: "must be an RFC 1123 name: lower-case letters, digits, '-' and '.'", given: "GPU_A" },
+            {
+                key: `${P}:computePlanes[0].clusterName`,
+                message: "must be an RFC 1123 name: lower-case letters, digits, '-' and '.'",
+                given: "GPU_A",
+            },
         ]);
         assertProblems(devRaw({ values: { computePlanes: [plane(), plane({ cluster: { context: "x" } })] } }), [
             {
@@ -205,7 +231,11 @@ describe("each key by its schema: every problem of the parse at once", () => {
             devRaw({ values: { computePlanes: [plane({ regoin: "x", region: "us west", smbCsiDriver: { source: "ftp://x" } })] } }),
             [
                 { key: `${P}:computePlanes[0].region`, message: "must be a region name such as us-west-1", given: "us west" },
-                { key: `${P}:computePlanes[0].smbCsiDriver.source`, message: "must be an https URL, an oci:// reference or a path", given: "ftp://x" },
+                {
+                    key: `${P}:computePlanes[0].smbCsiDriver.source`,
+                    message: "must be an https URL, an oci:// reference or a path",
+                    given: "ftp://x",
+                },
                 { key: `${P}:computePlanes[0].regoin`, message: "unknown key (a typo?)", given: "x" },
             ],
         );
@@ -223,7 +253,11 @@ describe("each key by its schema: every problem of the parse at once", () => {
                 { key: `${P}:cluster.eks.name`, message: "must be an EKS cluster name", given: "-x" },
                 { key: `${P}:cluster.eks.region`, message: "must be an AWS region such as us-west-2", given: "uswest2" },
                 { key: `${P}:cluster.eks.roleArn`, message: "must be an IAM role ARN such as arn:aws:iam::123456789012:role/deployer" },
-                { key: `${P}:dns.route53.zoneId`, message: "must be a Route 53 hosted zone ID such as Z0123456789ABCDEFGHIJ", given: "example.com" },
+                {
+                    key: `${P}:dns.route53.zoneId`,
+                    message: "must be a Route 53 hosted zone ID such as Z0123456789ABCDEFGHIJ",
+                    given: "example.com",
+                },
             ],
         );
     });
@@ -238,7 +272,10 @@ describe("each key by its schema: every problem of the parse at once", () => {
             }),
             [
                 { key: `${P}:controlPlan`, message: "unknown setting (a typo?)" },
-                { key: `${P}:openbaoToken`, message: "is stored in plain text in the stack file: set it again with `pulumi config set --secret openbaoToken`" },
+                {
+                    key: `${P}:openbaoToken`,
+                    message: "is stored in plain text in the stack file: set it again with `pulumi config set --secret openbaoToken`",
+                },
                 { key: `${CP}.global.domain`, message: "global.domain must be a DNS name" },
                 { key: `${CP}.nats.workerAuth`, message: "nats.workerAuth must be nkey or token" },
                 { key: `${P}:releases.api.version`, message: "version must be a semantic version" },
@@ -280,13 +317,16 @@ describe("cross-key rules of the control plane", () => {
     });
 
     test("a chart URL and a chart path together", () => {
-        assertProblems(devRaw({ controlPlane: { global: { helm: { sources: { url: "https://charts.example.com", path: "/charts" } } } } }), [
-            {
-                key: `${CP}.global.helm.sources.path`,
-                message: "set either global.helm.sources.url (an https chart repository) or .path (a local directory), not both",
-                given: "/charts",
-            },
-        ]);
+        assertProblems(
+            devRaw({ controlPlane: { global: { helm: { sources: { url: "https://charts.example.com", path: "/charts" } } } } }),
+            [
+                {
+                    key: `${CP}.global.helm.sources.path`,
+                    message: "set either global.helm.sources.url (an https chart repository) or .path (a local directory), not both",
+                    given: "/charts",
+                },
+            ],
+        );
     });
 
     test("token mode with an empty webhook URL", () => {
@@ -330,7 +370,9 @@ describe("cross-key rules of the control plane", () => {
         const path = `${CP}.ingress.gatewayApi`;
         const raw = devRaw({
             controlPlane: {
-                ingress: { gatewayApi: { controllerNamespace: "", routes: { nats: { enabled: true } }, gateways: { shared: empty, grpc: empty } } },
+                ingress: {
+                    gatewayApi: { controllerNamespace: "", routes: { nats: { enabled: true } }, gateways: { shared: empty, grpc: empty } },
+                },
             },
         });
         assertProblems(raw, [
@@ -348,7 +390,14 @@ describe("cross-key rules of the control plane", () => {
         assertProblems(devRaw({ controlPlane: { ingress: { gatewayApi: { enabled: false, gateways: { shared: { name: " " } } } } } }), [
             { key: `${CP}.ingress.gatewayApi.gateways.shared.name`, message: "is required for the admin issuer proxy's route", given: " " },
         ]);
-        parse(devRaw({ controlPlane: { ingress: { gatewayApi: { enabled: false, gateways: { shared: { name: "" } } } }, adminIssuerProxy: { gateway: { enabled: false } } } }));
+        parse(
+            devRaw({
+                controlPlane: {
+                    ingress: { gatewayApi: { enabled: false, gateways: { shared: { name: "" } } } },
+                    adminIssuerProxy: { gateway: { enabled: false } },
+                },
+            }),
+        );
     });
 
     test("the control profile without state metrics", () => {
@@ -365,7 +414,12 @@ describe("cross-key rules of the control plane", () => {
 
     test("an installed metrics backend takes no authentication; token authentication needs its endpoint", () => {
         assertProblems(devRaw({ controlPlane: { metricsBackend: { authentication: { mode: "token" } } } }), [
-            { key: `${CP}.metricsBackend.authentication.mode`, message: "must be none when metricsBackend.mode=install", given: "token", allowed: "none" },
+            {
+                key: `${CP}.metricsBackend.authentication.mode`,
+                message: "must be none when metricsBackend.mode=install",
+                given: "token",
+                allowed: "none",
+            },
             { key: `${CP}.metricsBackend.authentication.authnEndpoint`, message: "is required for token authentication", given: "" },
         ]);
     });
@@ -394,7 +448,9 @@ describe("cross-key rules of the control plane", () => {
     test("mtls authentication needs both the client certificate and key paths", () => {
         const existing = { mode: "existing", remoteWriteEndpoint: "http://vm/api/v1/write", promqlEndpoint: "http://vm" };
         assertProblems(
-            devRaw({ controlPlane: { metricsBackend: { ...existing, authentication: { mode: "mtls", clientCertificatePath: "/tls/crt" } } } }),
+            devRaw({
+                controlPlane: { metricsBackend: { ...existing, authentication: { mode: "mtls", clientCertificatePath: "/tls/crt" } } },
+            }),
             [
                 {
                     key: `${CP}.metricsBackend.authentication.clientCertificatePath`,
@@ -408,9 +464,10 @@ describe("cross-key rules of the control plane", () => {
     test("a Cassandra disruption budget with both or neither of minAvailable and maxUnavailable", () => {
         const key = `${CP}.cassandra.podDisruptionBudget`;
         const message = "podDisruptionBudget: set exactly one of minAvailable or maxUnavailable, not both";
-        assertProblems(devRaw({ controlPlane: { cassandra: { podDisruptionBudget: { enabled: true, minAvailable: 2, maxUnavailable: 1 } } } }), [
-            { key, message, given: { enabled: true, minAvailable: 2, maxUnavailable: 1 } },
-        ]);
+        assertProblems(
+            devRaw({ controlPlane: { cassandra: { podDisruptionBudget: { enabled: true, minAvailable: 2, maxUnavailable: 1 } } } }),
+            [{ key, message, given: { enabled: true, minAvailable: 2, maxUnavailable: 1 } }],
+        );
         assertProblems(devRaw({ controlPlane: { cassandra: { podDisruptionBudget: { enabled: true } } } }), [
             { key, message, given: { enabled: true } },
         ]);
@@ -431,7 +488,13 @@ describe("cross-key rules of the control plane", () => {
     });
 
     test("an existing request-router secret: no issuer, DNS names or domains, and a secret name", () => {
-        const pki = { enabled: true, mode: "existingSecret", clusterIssuer: { enabled: true }, dnsNames: ["llm.nvcf.test"], allowedDomains: "nvcf.test" };
+        const pki = {
+            enabled: true,
+            mode: "existingSecret",
+            clusterIssuer: { enabled: true },
+            dnsNames: ["llm.nvcf.test"],
+            allowedDomains: "nvcf.test",
+        };
         assertProblems(devRaw({ controlPlane: { addons: { llm: { enabled: true, pki } } } }), [
             {
                 key: `${CP}.addons.llm.pki.clusterIssuer.enabled`,
@@ -444,41 +507,84 @@ describe("cross-key rules of the control plane", () => {
                 message: "applies only to a stack-issued Certificate and must be empty when addons.llm.pki.mode is existingSecret",
                 given: ["llm.nvcf.test"],
             },
-            { key: `${CP}.addons.llm.pki.allowedDomains`, message: "must be empty when addons.llm.pki.mode is existingSecret", given: "nvcf.test" },
-            { key: `${CP}.addons.llm.pki.secretName`, message: "addons.llm.pki.secretName is required when addons.llm.pki.mode is existingSecret" },
+            {
+                key: `${CP}.addons.llm.pki.allowedDomains`,
+                message: "must be empty when addons.llm.pki.mode is existingSecret",
+                given: "nvcf.test",
+            },
+            {
+                key: `${CP}.addons.llm.pki.secretName`,
+                message: "addons.llm.pki.secretName is required when addons.llm.pki.mode is existingSecret",
+            },
         ]);
     });
 
     test("a managed issuer needs DNS names, OpenBao, allowed domains and an image tag", () => {
-        assertProblems(devRaw({ controlPlane: { addons: { llm: { enabled: true, pki: { enabled: true } } }, openbao: { enabled: false } } }), [
-            { key: `${CP}.addons.llm.pki.dnsNames`, message: "must contain at least one DNS name when addons.llm.pki.enabled is true", given: [] },
-            { key: `${CP}.openbao.enabled`, message: "openbao.enabled must be true when addons.llm.pki.clusterIssuer management is enabled", given: false },
-            { key: `${CP}.addons.llm.pki.allowedDomains`, message: "is required when addons.llm.pki.clusterIssuer management is enabled", given: "" },
-            {
-                key: `${CP}.addons.llm.pki.image.tag`,
-                message: "addons.llm.pki.image.tag (or openbao.migrations.image.tag) is required when addons.llm.pki.clusterIssuer management is enabled",
-            },
-        ]);
+        assertProblems(
+            devRaw({ controlPlane: { addons: { llm: { enabled: true, pki: { enabled: true } } }, openbao: { enabled: false } } }),
+            [
+                {
+                    key: `${CP}.addons.llm.pki.dnsNames`,
+                    message: "must contain at least one DNS name when addons.llm.pki.enabled is true",
+                    given: [],
+                },
+                {
+                    key: `${CP}.openbao.enabled`,
+                    message: "openbao.enabled must be true when addons.llm.pki.clusterIssuer management is enabled",
+                    given: false,
+                },
+                {
+                    key: `${CP}.addons.llm.pki.allowedDomains`,
+                    message: "is required when addons.llm.pki.clusterIssuer management is enabled",
+                    given: "",
+                },
+                {
+                    key: `${CP}.addons.llm.pki.image.tag`,
+                    message:
+                        "addons.llm.pki.image.tag (or openbao.migrations.image.tag) is required when addons.llm.pki.clusterIssuer management is enabled",
+                },
+            ],
+        );
     });
 
     test("a managed issuer is a ClusterIssuer; an unmanaged one needs only DNS names", () => {
         const pki = { enabled: true, dnsNames: ["llm.nvcf.test"], allowedDomains: "nvcf.test", image: { tag: "0.16.2" } };
-        assertProblems(devRaw({ controlPlane: { addons: { llm: { enabled: true, pki: { ...pki, issuerKind: "Issuer", clusterIssuer: { enabled: true } } } } } }), [
-            {
-                key: `${CP}.addons.llm.pki.issuerKind`,
-                message: "addons.llm.pki.clusterIssuer management supports only issuerKind=ClusterIssuer",
-                given: "Issuer",
-                allowed: "ClusterIssuer",
-            },
-        ]);
-        parse(devRaw({ controlPlane: { addons: { llm: { enabled: true, pki: { enabled: true, dnsNames: ["llm.nvcf.test"], clusterIssuer: { enabled: false } } } } } }));
+        assertProblems(
+            devRaw({
+                controlPlane: {
+                    addons: { llm: { enabled: true, pki: { ...pki, issuerKind: "Issuer", clusterIssuer: { enabled: true } } } },
+                },
+            }),
+            [
+                {
+                    key: `${CP}.addons.llm.pki.issuerKind`,
+                    message: "addons.llm.pki.clusterIssuer management supports only issuerKind=ClusterIssuer",
+                    given: "Issuer",
+                    allowed: "ClusterIssuer",
+                },
+            ],
+        );
+        parse(
+            devRaw({
+                controlPlane: {
+                    addons: {
+                        llm: { enabled: true, pki: { enabled: true, dnsNames: ["llm.nvcf.test"], clusterIssuer: { enabled: false } } },
+                    },
+                },
+            }),
+        );
     });
 
     test("nvcf-ui's OpenBao migrations tag under the 0.16.2 floor", () => {
         const raw = (tag: string, enabled = true) =>
             devRaw({ controlPlane: { addons: { nvcfUi: { enabled, openbaoMigrations: { image: { tag } } } } } });
         assertProblems(raw("0.16.1"), [
-            { key: `${CP}.addons.nvcfUi.openbaoMigrations.image.tag`, message: "the nvcf-ui OpenBao migrations need 0.16.2 or newer", given: "0.16.1", allowed: ">= 0.16.2" },
+            {
+                key: `${CP}.addons.nvcfUi.openbaoMigrations.image.tag`,
+                message: "the nvcf-ui OpenBao migrations need 0.16.2 or newer",
+                given: "0.16.1",
+                allowed: ">= 0.16.2",
+            },
         ]);
         parse(raw("v0.16.2"));
         parse(raw("0.16.1", false));
@@ -495,7 +601,10 @@ describe("cross-key rules of releases, secrets and cluster access", () => {
 
     test("an EKS cluster with a context or a kubeconfig secret", () => {
         const expected = [
-            { key: `${P}:cluster.eks`, message: "an EKS cluster is reached through its name alone: set no context and no kubeconfig secret" },
+            {
+                key: `${P}:cluster.eks`,
+                message: "an EKS cluster is reached through its name alone: set no context and no kubeconfig secret",
+            },
         ];
         assertProblems(devRaw({ values: { cluster: { eks: EKS, context: "x" } } }), expected);
         assertProblems(devRaw({ values: { cluster: { eks: EKS } }, secrets: { kubeconfig: "apiVersion: v1" } }), expected);
@@ -517,8 +626,18 @@ describe("cross-key rules of releases, secrets and cluster access", () => {
         const charts = [{ key: `${P}:ngcApiKey`, message: "is required to pull the charts from nvcr.io (or set chartRegistryPassword)" }];
         assertProblems(devRaw({ secrets: { ngcApiKey: undefined }, values: { registry: { pullSecret: { enabled: false } } } }), charts);
         assertProblems(devRaw({ secrets: { ngcApiKey: undefined }, controlPlane: { global: { image: { registry: ECR } } } }), charts);
-        parse(devRaw({ secrets: { ngcApiKey: undefined, chartRegistryPassword: "p" }, values: { registry: { pullSecret: { enabled: false } } } }));
-        parse(devRaw({ secrets: { ngcApiKey: undefined }, controlPlane: { global: { image: { registry: ECR }, helm: { sources: { registry: ECR } } } } }));
+        parse(
+            devRaw({
+                secrets: { ngcApiKey: undefined, chartRegistryPassword: "p" },
+                values: { registry: { pullSecret: { enabled: false } } },
+            }),
+        );
+        parse(
+            devRaw({
+                secrets: { ngcApiKey: undefined },
+                controlPlane: { global: { image: { registry: ECR }, helm: { sources: { registry: ECR } } } },
+            }),
+        );
     });
 });
 
@@ -544,18 +663,29 @@ describe("cross-key rules of compute planes", () => {
         assertProblems(devRaw({ controlPlane: { adminIssuerProxy: { enabled: false } }, values: { computePlanes: [plane()] } }), [
             { key: `${P}:nvcfAdminToken`, message },
         ]);
-        assertProblems(devRaw({ controlPlane: { adminIssuerProxy: { gateway: { enabled: false } } }, values: { computePlanes: [plane()] } }), [
-            { key: `${P}:nvcfAdminToken`, message },
-        ]);
-        parse(devRaw({ controlPlane: { adminIssuerProxy: { enabled: false } }, values: { computePlanes: [plane()] }, secrets: { nvcfAdminToken: "t" } }));
+        assertProblems(
+            devRaw({ controlPlane: { adminIssuerProxy: { gateway: { enabled: false } } }, values: { computePlanes: [plane()] } }),
+            [{ key: `${P}:nvcfAdminToken`, message }],
+        );
+        parse(
+            devRaw({
+                controlPlane: { adminIssuerProxy: { enabled: false } },
+                values: { computePlanes: [plane()] },
+                secrets: { nvcfAdminToken: "t" },
+            }),
+        );
     });
 
     test("an EKS compute plane with another way to reach it", () => {
         const message = "an EKS cluster is reached through its name alone: no sameAsControlPlane, context or kubeconfig";
         const key = `${P}:computePlanes[0].cluster.eks`;
-        assertProblems(devRaw({ values: { computePlanes: [plane({ cluster: { sameAsControlPlane: true, eks: EKS } })] } }), [{ key, message }]);
+        assertProblems(devRaw({ values: { computePlanes: [plane({ cluster: { sameAsControlPlane: true, eks: EKS } })] } }), [
+            { key, message },
+        ]);
         assertProblems(devRaw({ values: { computePlanes: [plane({ cluster: { context: "x", eks: EKS } })] } }), [{ key, message }]);
-        assertProblems(devRaw({ values: { computePlanes: [plane({ cluster: { eks: EKS } })] }, computePlaneKubeconfigNames: ["gpu"] }), [{ key, message }]);
+        assertProblems(devRaw({ values: { computePlanes: [plane({ cluster: { eks: EKS } })] }, computePlaneKubeconfigNames: ["gpu"] }), [
+            { key, message },
+        ]);
     });
 
     test("a compute plane on the control plane's cluster with a context or kubeconfig of its own", () => {
@@ -592,13 +722,19 @@ describe("cross-key rules of compute planes", () => {
             },
         ]);
         parse(devRaw({ values: { computePlanes: [plane({ featureGates: ["KAIScheduler"], kaiSchedulerInstalled: true })] } }));
-        parse(devRaw({ values: { computePlanes: [plane({ featureGates: ["KAIScheduler"], addons: { kaiScheduler: { enabled: true } } })] } }));
+        parse(
+            devRaw({ values: { computePlanes: [plane({ featureGates: ["KAIScheduler"], addons: { kaiScheduler: { enabled: true } } })] } }),
+        );
     });
 
     test("the add-ons' chart sources and topology labels follow their grammars", () => {
         const addons = {
             kaiScheduler: { enabled: true, repository: "oci://ghcr.io/kai\nscheduler" },
-            topologyAwareScheduling: { enabled: true, chartsPath: " charts", topologies: [{ name: "t", levels: [{ nodeLabel: "Bad Label" }] }] },
+            topologyAwareScheduling: {
+                enabled: true,
+                chartsPath: " charts",
+                topologies: [{ name: "t", levels: [{ nodeLabel: "Bad Label" }] }],
+            },
         };
         const error = configError(devRaw({ values: { computePlanes: [plane({ addons })] } }));
         const keys = error.problems.map((p) => p.key);
@@ -610,7 +746,13 @@ describe("cross-key rules of compute planes", () => {
         assert.match(error.problems[0].message, /must be a Kubernetes label or annotation key/);
         assert.match(error.problems[1].message, /must be a path: it starts or ends with white space/);
         assert.match(error.problems[2].message, /must be a path/);
-        parse(devRaw({ values: { computePlanes: [plane({ addons: { kaiScheduler: { enabled: true, repository: "oci://mirror.example.com/kai" } } })] } }));
+        parse(
+            devRaw({
+                values: {
+                    computePlanes: [plane({ addons: { kaiScheduler: { enabled: true, repository: "oci://mirror.example.com/kai" } } })],
+                },
+            }),
+        );
     });
 
     test("DynamoOperatorSupport without the Dynamo operator", () => {
@@ -635,8 +777,16 @@ describe("cross-key rules of compute planes", () => {
 
     test("the add-on DAG: Grove and the topology need KAI, Dynamo needs Grove", () => {
         assertProblems(devRaw({ values: { computePlanes: [plane({ addons: { ...topology, ...grove, ...dynamo } })] } }), [
-            { key: `${P}:computePlanes[0].addons.topologyAwareScheduling.enabled`, message: "needs the KAI scheduler on the same cluster", ...needsKai },
-            { key: `${P}:computePlanes[0].addons.groveOperator.enabled`, message: "needs the KAI scheduler on the same cluster", ...needsKai },
+            {
+                key: `${P}:computePlanes[0].addons.topologyAwareScheduling.enabled`,
+                message: "needs the KAI scheduler on the same cluster",
+                ...needsKai,
+            },
+            {
+                key: `${P}:computePlanes[0].addons.groveOperator.enabled`,
+                message: "needs the KAI scheduler on the same cluster",
+                ...needsKai,
+            },
         ]);
         assertProblems(devRaw({ values: { computePlanes: [plane({ addons: { ...kai, ...dynamo } })] } }), [
             {
@@ -651,22 +801,37 @@ describe("cross-key rules of compute planes", () => {
 
     test("an add-on installed outside the stack satisfies the DAG", () => {
         parse(devRaw({ values: { computePlanes: [plane({ kaiSchedulerInstalled: true, addons: { ...grove, ...topology } })] } }));
-        parse(devRaw({ values: { computePlanes: [plane({ kaiSchedulerInstalled: true, groveOperatorInstalled: true, addons: dynamo })] } }));
+        parse(
+            devRaw({ values: { computePlanes: [plane({ kaiSchedulerInstalled: true, groveOperatorInstalled: true, addons: dynamo })] } }),
+        );
     });
 
     test("an add-on both installed by the stack and declared installed outside it", () => {
         assertProblems(
-            devRaw({ values: { computePlanes: [plane({ kaiSchedulerInstalled: true, dynamoOperatorInstalled: true, groveOperatorInstalled: true, addons: { ...kai, ...dynamo } })] } }),
+            devRaw({
+                values: {
+                    computePlanes: [
+                        plane({
+                            kaiSchedulerInstalled: true,
+                            dynamoOperatorInstalled: true,
+                            groveOperatorInstalled: true,
+                            addons: { ...kai, ...dynamo },
+                        }),
+                    ],
+                },
+            }),
             [
                 {
                     key: `${P}:computePlanes[0].addons.kaiScheduler.enabled`,
-                    message: "the stack would install a second copy of an add-on declared installed outside it (kaiSchedulerInstalled: true)",
+                    message:
+                        "the stack would install a second copy of an add-on declared installed outside it (kaiSchedulerInstalled: true)",
                     given: true,
                     allowed: "false while kaiSchedulerInstalled is true, or kaiSchedulerInstalled: false",
                 },
                 {
                     key: `${P}:computePlanes[0].addons.dynamoOperator.enabled`,
-                    message: "the stack would install a second copy of an add-on declared installed outside it (dynamoOperatorInstalled: true)",
+                    message:
+                        "the stack would install a second copy of an add-on declared installed outside it (dynamoOperatorInstalled: true)",
                     given: true,
                     allowed: "false while dynamoOperatorInstalled is true, or dynamoOperatorInstalled: false",
                 },
@@ -679,12 +844,21 @@ test("every cross-key problem comes at once: control plane, releases, secrets, c
     const error = assertProblems(
         devRaw({
             controlPlane: { global: { image: { repository: "YOUR_ORG/YOUR_TEAM" } }, stateMetrics: { enabled: false } },
-            values: { releases: { apis: {} }, computePlanes: [{ clusterName: "gpu-x" }, plane({ clusterName: "gpu-y", featureGates: ["KAIScheduler"] })] },
+            values: {
+                releases: { apis: {} },
+                computePlanes: [{ clusterName: "gpu-x" }, plane({ clusterName: "gpu-y", featureGates: ["KAIScheduler"] })],
+            },
             secrets: { ngcApiKey: undefined, chartRegistryPassword: "p" },
         }),
         [
-            { key: `${CP}.global.image.repository`, message: "still the bundle's placeholder; set the NGC org/team (or mirror path) that holds the NVCF images" },
-            { key: `${CP}.stateMetrics.enabled`, message: "function-autoscaler requires stateMetrics.enabled=true for control and all observability profiles" },
+            {
+                key: `${CP}.global.image.repository`,
+                message: "still the bundle's placeholder; set the NGC org/team (or mirror path) that holds the NVCF images",
+            },
+            {
+                key: `${CP}.stateMetrics.enabled`,
+                message: "function-autoscaler requires stateMetrics.enabled=true for control and all observability profiles",
+            },
             { key: `${P}:releases.apis`, message: "unknown release" },
             {
                 key: `${P}:ngcApiKey`,
@@ -693,7 +867,10 @@ test("every cross-key problem comes at once: control plane, releases, secrets, c
                     "or set registry.pullSecret.enabled: false when nodes pull with their own identity",
             },
             { key: `${P}:computePlanes[0].cluster`, message: "says nothing about how to reach the GPU cluster gpu-x" },
-            { key: `${P}:computePlanes[1].featureGates`, message: "the KAIScheduler gate keeps NVCA unhealthy on a cluster without the KAI scheduler" },
+            {
+                key: `${P}:computePlanes[1].featureGates`,
+                message: "the KAIScheduler gate keeps NVCA unhealthy on a cluster without the KAI scheduler",
+            },
         ],
     );
     assert.match(error.message, /^Invalid stack configuration:\n {2}- nvcf-self-managed:controlPlane\.global\.image\.repository: /);
@@ -704,14 +881,22 @@ describe("compute-plane add-on settings", () => {
     test("all off by default, with the bundle's topology", () => {
         const [settings] = parse(devRaw({ values: { computePlanes: [plane()] } })).computePlanes;
         assert.deepEqual(
-            [settings.addons.kaiScheduler.enabled, settings.addons.groveOperator.enabled, settings.addons.dynamoOperator.enabled, settings.addons.topologyAwareScheduling.enabled],
+            [
+                settings.addons.kaiScheduler.enabled,
+                settings.addons.groveOperator.enabled,
+                settings.addons.dynamoOperator.enabled,
+                settings.addons.topologyAwareScheduling.enabled,
+            ],
             [false, false, false, false],
         );
         assert.deepEqual(settings.addons.topologyAwareScheduling.topologies, [
             { name: "nvcf-mnnvl-topology", levels: [{ nodeLabel: "nvidia.com/gpu.clique" }, { nodeLabel: "kubernetes.io/hostname" }] },
         ]);
         assert.deepEqual(settings.addons.groveOperator.network, {});
-        assert.deepEqual([settings.kaiSchedulerInstalled, settings.groveOperatorInstalled, settings.dynamoOperatorInstalled], [false, false, false]);
+        assert.deepEqual(
+            [settings.kaiSchedulerInstalled, settings.groveOperatorInstalled, settings.dynamoOperatorInstalled],
+            [false, false, false],
+        );
     });
 
     test("malformed add-on settings: an unknown add-on, a repository, a quantity, a topology", () => {
@@ -730,10 +915,25 @@ describe("compute-plane add-on settings", () => {
                 },
             }),
             [
-                { key: `${P}:computePlanes[0].addons.topologyAwareScheduling.topologies[0].name`, message: "must be an RFC 1123 name", given: "Mnnvl" },
-                { key: `${P}:computePlanes[0].addons.topologyAwareScheduling.topologies[0].levels`, message: "needs at least one level, widest domain first" },
-                { key: `${P}:computePlanes[0].addons.kaiScheduler.repository`, message: "must be an https URL, an oci:// repository or a path", given: "ghcr.io/kai" },
-                { key: `${P}:computePlanes[0].addons.kaiScheduler.binder.resources.limits.cpu`, message: "must be a Kubernetes quantity such as 500m or 2Gi", given: "four" },
+                {
+                    key: `${P}:computePlanes[0].addons.topologyAwareScheduling.topologies[0].name`,
+                    message: "must be an RFC 1123 name",
+                    given: "Mnnvl",
+                },
+                {
+                    key: `${P}:computePlanes[0].addons.topologyAwareScheduling.topologies[0].levels`,
+                    message: "needs at least one level, widest domain first",
+                },
+                {
+                    key: `${P}:computePlanes[0].addons.kaiScheduler.repository`,
+                    message: "must be an https URL, an oci:// repository or a path",
+                    given: "ghcr.io/kai",
+                },
+                {
+                    key: `${P}:computePlanes[0].addons.kaiScheduler.binder.resources.limits.cpu`,
+                    message: "must be a Kubernetes quantity such as 500m or 2Gi",
+                    given: "four",
+                },
                 { key: `${P}:computePlanes[0].addons.volcano`, message: "unknown key (a typo?)" },
             ],
         );

@@ -53,15 +53,24 @@ const FILES: string[][] = [
     ["prometheus-operator-crds", "opentelemetry-operator", "victoria-metrics", "otel-collector", "default-monitors"],
     ["nats", "cert-manager", "openbao-server", "cassandra"],
     [
-        "api-keys", "sis", "api", "nvct-api", "invocation-service", "grpc-proxy", "ratelimiter", "ess-api",
-        "notary-service", "admin-issuer-proxy", "reval", "nats-auth-callout-service", "ingress",
+        "api-keys",
+        "sis",
+        "api",
+        "nvct-api",
+        "invocation-service",
+        "grpc-proxy",
+        "ratelimiter",
+        "ess-api",
+        "notary-service",
+        "admin-issuer-proxy",
+        "reval",
+        "nats-auth-callout-service",
+        "ingress",
     ],
     ["state-metrics", "function-autoscaler"],
 ];
 
-const NAMESPACES = [
-    "monitoring", "nats-system", "cert-manager", "vault-system", "cassandra-system", "api-keys", "sis", "nvcf", "ess",
-];
+const NAMESPACES = ["monitoring", "nats-system", "cert-manager", "vault-system", "cassandra-system", "api-keys", "sis", "nvcf", "ess"];
 
 let run: ProgramRun;
 before(async () => {
@@ -184,7 +193,11 @@ describe("install order reproduces the bundle's needs and file order", () => {
 
     test("every release depends on its namespace and its pull secret", () => {
         const byKind = (type: string, ns: string) =>
-            run.resources.find((r) => r.type === type && (r.inputs.metadata as { name?: string; namespace?: string })[type.endsWith("Namespace") ? "name" : "namespace"] === ns);
+            run.resources.find(
+                (r) =>
+                    r.type === type &&
+                    (r.inputs.metadata as { name?: string; namespace?: string })[type.endsWith("Namespace") ? "name" : "namespace"] === ns,
+            );
         for (const r of releases(run)) {
             const ns = String(r.inputs.namespace);
             if (ns === "envoy-gateway-system") continue;
@@ -196,7 +209,9 @@ describe("install order reproduces the bundle's needs and file order", () => {
     test("pull secrets are created after their namespace", () => {
         for (const s of run.resources.filter((r) => r.type === "kubernetes:core/v1:Secret")) {
             const ns = (s.inputs.metadata as { namespace: string }).namespace;
-            const owner = run.resources.find((r) => r.type === "kubernetes:core/v1:Namespace" && (r.inputs.metadata as { name: string }).name === ns)!;
+            const owner = run.resources.find(
+                (r) => r.type === "kubernetes:core/v1:Namespace" && (r.inputs.metadata as { name: string }).name === ns,
+            )!;
             assert.ok(dependsOn(s, owner), ns);
         }
     });

@@ -3,9 +3,15 @@ import { before, describe, test } from "node:test";
 import { ProgramRun, release, releases, valuesOf } from "./support/harness";
 import { runDev } from "./support/runs";
 
-const names = (run: ProgramRun) => releases(run).map((r) => String(r.inputs.name)).sort();
+const names = (run: ProgramRun) =>
+    releases(run)
+        .map((r) => String(r.inputs.name))
+        .sort();
 const namespaces = (run: ProgramRun) =>
-    run.resources.filter((r) => r.type === "kubernetes:core/v1:Namespace").map((r) => (r.inputs.metadata as { name: string }).name).sort();
+    run.resources
+        .filter((r) => r.type === "kubernetes:core/v1:Namespace")
+        .map((r) => (r.inputs.metadata as { name: string }).name)
+        .sort();
 const dependsOn = (run: ProgramRun, a: string, b: string) => release(run, a).dependencies.includes(release(run, b).urn);
 
 /** Releases whose values differ between two runs. */
@@ -23,15 +29,29 @@ before(async () => {
 describe("optional releases follow their conditions", () => {
     test("observability.profile disabled drops the monitoring stack and the function autoscaler", async () => {
         const run = await runDev({ observability: { profile: "disabled" } });
-        const gone = ["prometheus-operator-crds", "opentelemetry-operator", "victoria-metrics", "otel-collector", "default-monitors", "function-autoscaler"];
-        assert.deepEqual(names(run), names(dev).filter((n) => !gone.includes(n)));
+        const gone = [
+            "prometheus-operator-crds",
+            "opentelemetry-operator",
+            "victoria-metrics",
+            "otel-collector",
+            "default-monitors",
+            "function-autoscaler",
+        ];
+        assert.deepEqual(
+            names(run),
+            names(dev).filter((n) => !gone.includes(n)),
+        );
         assert.ok(!namespaces(run).includes("monitoring"));
         assert.ok(names(run).includes("state-metrics"));
     });
 
     test("metricsBackend.mode existing drops VictoriaMetrics and points the autoscaler at the given backend", async () => {
         const run = await runDev({
-            metricsBackend: { mode: "existing", remoteWriteEndpoint: "http://vm.example/api/v1/write", promqlEndpoint: "http://vm.example" },
+            metricsBackend: {
+                mode: "existing",
+                remoteWriteEndpoint: "http://vm.example/api/v1/write",
+                promqlEndpoint: "http://vm.example",
+            },
         });
         assert.ok(!names(run).includes("victoria-metrics"));
         assert.equal(valuesOf(run, "function-autoscaler").functionautoscaler.env.TIMESERIES_DB__TIMESERIES_DB_URL, "http://vm.example");
@@ -42,7 +62,12 @@ describe("optional releases follow their conditions", () => {
         const run = await runDev({ certManager: { enabled: false } });
         assert.ok(!names(run).includes("cert-manager"));
         assert.ok(!namespaces(run).includes("cert-manager"));
-        assert.equal(run.resources.filter((r) => r.type === "kubernetes:core/v1:Secret" && (r.inputs.metadata as { namespace: string }).namespace === "cert-manager").length, 0);
+        assert.equal(
+            run.resources.filter(
+                (r) => r.type === "kubernetes:core/v1:Secret" && (r.inputs.metadata as { namespace: string }).namespace === "cert-manager",
+            ).length,
+            0,
+        );
     });
 
     test("rateLimiter.enabled false drops the release and its env on invocation and grpc-proxy", async () => {
@@ -50,7 +75,10 @@ describe("optional releases follow their conditions", () => {
         assert.ok(!names(run).includes("ratelimiter"));
         assert.equal(valuesOf(run, "invocation-service").invocation.env.RATE_LIMIT_ENABLED, undefined);
         assert.equal(valuesOf(run, "grpc-proxy").grpcproxy.env.RATE_LIMIT_ADDR, undefined);
-        assert.equal(valuesOf(dev, "invocation-service").invocation.env.RATE_LIMIT_ADDRESS, "http://ratelimiter.nvcf.svc.cluster.local:7777");
+        assert.equal(
+            valuesOf(dev, "invocation-service").invocation.env.RATE_LIMIT_ADDRESS,
+            "http://ratelimiter.nvcf.svc.cluster.local:7777",
+        );
     });
 
     test("stateMetrics.enabled false (with observability off) drops state-metrics", async () => {
@@ -88,14 +116,19 @@ describe("optional releases follow their conditions", () => {
 
     test("a managed LLM issuer adds nvcf-pki in cert-manager after openbao-server and cert-manager", async () => {
         const run = await runDev({
-            addons: { llm: { enabled: true, pki: { enabled: true, dnsNames: ["llm.nvcf.test"], allowedDomains: "nvcf.test,cluster.local" } } },
+            addons: {
+                llm: { enabled: true, pki: { enabled: true, dnsNames: ["llm.nvcf.test"], allowedDomains: "nvcf.test,cluster.local" } },
+            },
             openbao: { migrations: { image: { tag: "0.16.2" } } },
         });
         const pki = release(run, "nvcf-pki");
         assert.equal(pki.inputs.namespace, "cert-manager");
         assert.ok(dependsOn(run, "nvcf-pki", "openbao-server"));
         assert.ok(dependsOn(run, "nvcf-pki", "cert-manager"));
-        assert.equal(valuesOf(run, "nvcf-pki").clusterIssuer.auth.serviceAccount.audience, "http://openbao-server.vault-system.svc.cluster.local:8200");
+        assert.equal(
+            valuesOf(run, "nvcf-pki").clusterIssuer.auth.serviceAccount.audience,
+            "http://openbao-server.vault-system.svc.cluster.local:8200",
+        );
         assert.equal(valuesOf(run, "llm-request-router").llmRequestRouter.pki.tag, undefined);
         assert.equal(valuesOf(run, "llm-request-router").llmRequestRouter.pki.image.tag, "0.16.2");
     });
@@ -132,7 +165,9 @@ describe("NATS worker auth", () => {
 
     test("a new webhook URL restarts the auth callout through its reserved annotation", async () => {
         const a = await runDev({ nats: { workerAuth: "token" } });
-        const b = await runDev({ nats: { workerAuth: "token", authCallout: { workerTokenAuth: { webhookUrl: "http://api.other.svc.cluster.local:8080/hook" } } } });
+        const b = await runDev({
+            nats: { workerAuth: "token", authCallout: { workerTokenAuth: { webhookUrl: "http://api.other.svc.cluster.local:8080/hook" } } },
+        });
         const key = "nvcf.nvidia.com/nats-worker-auth-checksum";
         const annotation = (run: ProgramRun) => valuesOf(run, "nats-auth-callout-service").natsAuthCalloutService.podAnnotations[key];
         assert.match(annotation(a), /^[0-9a-f]{64}$/);
@@ -202,7 +237,12 @@ describe("per-release overrides", () => {
 describe("registries, chart sources and cluster access", () => {
     test("a mirror pulled with node identity: no pull secrets, no imagePullSecrets, no chart credentials", async () => {
         const run = await runDev(
-            { global: { image: { registry: "registry.example.com", repository: "nvcf" }, helm: { sources: { registry: "registry.example.com", repository: "charts" } } } },
+            {
+                global: {
+                    image: { registry: "registry.example.com", repository: "nvcf" },
+                    helm: { sources: { registry: "registry.example.com", repository: "charts" } },
+                },
+            },
             { registry: { pullSecret: { enabled: false } }, ngcApiKey: undefined },
         );
         assert.equal(run.resources.filter((r) => r.type === "kubernetes:core/v1:Secret").length, 0);
@@ -236,7 +276,10 @@ describe("registries, chart sources and cluster access", () => {
         const { devConfig, runProgram, withConfig } = await import("./support/harness");
         const { config, secretKeys } = devConfig();
         const run = await runProgram(
-            withConfig(config, { "nvcf-self-managed:accountRegistryKey": "account-key", "nvcf-self-managed:sidecarRegistryKey": "sidecar-key" }),
+            withConfig(config, {
+                "nvcf-self-managed:accountRegistryKey": "account-key",
+                "nvcf-self-managed:sidecarRegistryKey": "sidecar-key",
+            }),
             [...secretKeys, "nvcf-self-managed:accountRegistryKey", "nvcf-self-managed:sidecarRegistryKey"],
         );
         const env = valuesOf(run, "openbao-server").openbao.migrations.env as { name: string; value: string }[];

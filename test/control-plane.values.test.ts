@@ -30,7 +30,10 @@ describe("values encode the runbooks' gotchas", () => {
 
     test("openbao.migrations.env always has all three entries, ADMIN_CLIENT_ID ncp (gotchas 7, 9)", () => {
         const env = valuesOf(run, "openbao-server").openbao.migrations.env as { name: string; value: string }[];
-        assert.deepEqual(env.map((e) => e.name), ["DEFAULT_CASSANDRA_PASSWORD", "NVCF_API_SIDECARS_IMAGE_PULL_SECRET", "ADMIN_CLIENT_ID"]);
+        assert.deepEqual(
+            env.map((e) => e.name),
+            ["DEFAULT_CASSANDRA_PASSWORD", "NVCF_API_SIDECARS_IMAGE_PULL_SECRET", "ADMIN_CLIENT_ID"],
+        );
         assert.equal(env[2].value, "ncp");
     });
 
@@ -46,7 +49,10 @@ describe("values encode the runbooks' gotchas", () => {
         }[];
         assert.deepEqual(
             creds.map((c) => [c.registryHostname, c.artifactTypes]),
-            [["nvcr.io", ["CONTAINER"]], ["helm.ngc.nvidia.com", ["HELM"]]],
+            [
+                ["nvcr.io", ["CONTAINER"]],
+                ["helm.ngc.nvidia.com", ["HELM"]],
+            ],
         );
         for (const c of creds) assert.equal(c.secret.value, b64("$oauthtoken:nvapi-test-key"));
         for (const i of [0, 1]) {
@@ -57,7 +63,10 @@ describe("values encode the runbooks' gotchas", () => {
 
     test("account limits reach the account bootstrap", () => {
         assert.deepEqual(valuesOf(run, "api").api.accountBootstrap.limits, {
-            maxFunctions: 10, maxTasks: 10, maxTelemetries: 10, maxRegistryCreds: 10,
+            maxFunctions: 10,
+            maxTasks: 10,
+            maxTelemetries: 10,
+            maxRegistryCreds: 10,
         });
     });
 
@@ -79,12 +88,25 @@ describe("values encode the runbooks' gotchas", () => {
 
     test("every release passes only its chart's key, as global.yaml.gotmpl renders it", () => {
         const keys: Record<string, string[]> = {
-            nats: ["nats"], "cert-manager": ["cert-manager"], "openbao-server": ["openbao"], cassandra: ["cassandra"],
-            "api-keys": ["apikeys"], sis: ["sis"], api: ["api"], "nvct-api": ["nvctApi"], "invocation-service": ["invocation"],
-            "grpc-proxy": ["grpcproxy"], ratelimiter: ["rateLimiter"], "ess-api": ["ess"], "notary-service": ["notary"],
-            "admin-issuer-proxy": ["adminIssuerProxy"], reval: ["reval"],
-            "nats-auth-callout-service": ["imagePullSecrets", "natsAuthCalloutService"], ingress: ["nvcfGatewayRoutes"],
-            "state-metrics": ["stateMetrics"], "function-autoscaler": ["functionautoscaler"],
+            nats: ["nats"],
+            "cert-manager": ["cert-manager"],
+            "openbao-server": ["openbao"],
+            cassandra: ["cassandra"],
+            "api-keys": ["apikeys"],
+            sis: ["sis"],
+            api: ["api"],
+            "nvct-api": ["nvctApi"],
+            "invocation-service": ["invocation"],
+            "grpc-proxy": ["grpcproxy"],
+            ratelimiter: ["rateLimiter"],
+            "ess-api": ["ess"],
+            "notary-service": ["notary"],
+            "admin-issuer-proxy": ["adminIssuerProxy"],
+            reval: ["reval"],
+            "nats-auth-callout-service": ["imagePullSecrets", "natsAuthCalloutService"],
+            ingress: ["nvcfGatewayRoutes"],
+            "state-metrics": ["stateMetrics"],
+            "function-autoscaler": ["functionautoscaler"],
         };
         for (const [name, expected] of Object.entries(keys)) {
             assert.deepEqual(Object.keys(valuesOf(run, name)).sort(), expected, name);
@@ -93,10 +115,16 @@ describe("values encode the runbooks' gotchas", () => {
 
     test("fullnameOverride as the bundle sets it", () => {
         const names: [string, string, string][] = [
-            ["api-keys", "apikeys", "api-keys"], ["api", "api", "nvcf-api"], ["invocation-service", "invocation", "invocation-service"],
-            ["nvct-api", "nvctApi", "nvct-api"], ["grpc-proxy", "grpcproxy", "grpc-proxy"], ["ess-api", "ess", "ess-api"],
-            ["notary-service", "notary", "notary-service"], ["sis", "sis", "spot-instance-service"],
-            ["admin-issuer-proxy", "adminIssuerProxy", "admin-token-issuer-proxy"], ["reval", "reval", "reval"],
+            ["api-keys", "apikeys", "api-keys"],
+            ["api", "api", "nvcf-api"],
+            ["invocation-service", "invocation", "invocation-service"],
+            ["nvct-api", "nvctApi", "nvct-api"],
+            ["grpc-proxy", "grpcproxy", "grpc-proxy"],
+            ["ess-api", "ess", "ess-api"],
+            ["notary-service", "notary", "notary-service"],
+            ["sis", "sis", "spot-instance-service"],
+            ["admin-issuer-proxy", "adminIssuerProxy", "admin-token-issuer-proxy"],
+            ["reval", "reval", "reval"],
             ["function-autoscaler", "functionautoscaler", "function-autoscaler"],
         ];
         for (const [release, key, fullname] of names) assert.equal(valuesOf(run, release)[key].fullnameOverride, fullname, release);
@@ -105,8 +133,11 @@ describe("values encode the runbooks' gotchas", () => {
     test("the admin issuer proxy route and the gateway routes name the configured Gateway", () => {
         const proxy = valuesOf(run, "admin-issuer-proxy").adminIssuerProxy.gateway;
         assert.deepEqual(proxy, {
-            enabled: true, namespace: "envoy-gateway", gatewayRef: { name: "nvcf-gateway" },
-            hostname: "api-keys.nvcf.test", path: "/v1/admin/keys",
+            enabled: true,
+            namespace: "envoy-gateway",
+            gatewayRef: { name: "nvcf-gateway" },
+            hostname: "api-keys.nvcf.test",
+            path: "/v1/admin/keys",
         });
         const routes = valuesOf(run, "ingress").nvcfGatewayRoutes;
         assert.equal(routes.domain, "nvcf.test");

@@ -42,7 +42,9 @@ function seedGrant(): void {
 }
 
 const grantLeft = () =>
-    [...bao.store.entries()].flatMap(([mount, names]) => [...names].filter((n) => n.includes("admin-issuer-proxy")).map((n) => `${mount}/${n}`));
+    [...bao.store.entries()].flatMap(([mount, names]) =>
+        [...names].filter((n) => n.includes("admin-issuer-proxy")).map((n) => `${mount}/${n}`),
+    );
 
 before(async () => {
     await bao.start();
@@ -63,7 +65,10 @@ describe("revoking the admin issuer proxy's OpenBao grant", () => {
         assert.deepEqual([...bao.store.get("auth/jwt/role")!], ["nvcf-api-account-bootstrap"]);
         assert.deepEqual([...bao.store.get("services/nvcf-api/jwt/roles")!], ["nvcf-api-admin"]);
         assert.ok(bao.store.get("sys/policies/acl")!.has("services-nvcf-api-rw"));
-        assert.deepEqual(outs!.revoked, ADMIN_ISSUER_GRANT.map((o) => o.path));
+        assert.deepEqual(
+            outs!.revoked,
+            ADMIN_ISSUER_GRANT.map((o) => o.path),
+        );
         assert.deepEqual(outs!.remaining, []);
         assert.deepEqual(
             bao.requests.map((r) => `${r.method} ${r.path}`),
@@ -77,7 +82,7 @@ describe("revoking the admin issuer proxy's OpenBao grant", () => {
             ],
         );
         for (const r of bao.requests) assert.equal(r.token, "root");
-        assert.ok(!JSON.stringify(outs).includes("root\""), "no token in the outputs");
+        assert.ok(!JSON.stringify(outs).includes('root"'), "no token in the outputs");
     });
 
     test("is idempotent: a second run, with nothing left to delete, succeeds", async () => {
@@ -91,8 +96,14 @@ describe("revoking the admin issuer proxy's OpenBao grant", () => {
         seedGrant();
         // One failure for the first attempt and one for its retry.
         bao.inject(/^DELETE sys\/policies\/acl\//, { status: 500 }, 2);
-        await assert.rejects((await provider()).create(inputs()), /could not delete the ACL policy sys\/policies\/acl\/services-admin-issuer-proxy/);
-        assert.deepEqual(grantLeft().sort(), ["services/nvcf-api/jwt/roles/admin-issuer-proxy", "sys/policies/acl/services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw"]);
+        await assert.rejects(
+            (await provider()).create(inputs()),
+            /could not delete the ACL policy sys\/policies\/acl\/services-admin-issuer-proxy/,
+        );
+        assert.deepEqual(grantLeft().sort(), [
+            "services/nvcf-api/jwt/roles/admin-issuer-proxy",
+            "sys/policies/acl/services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw",
+        ]);
         await (await provider()).create(inputs());
         assert.deepEqual(grantLeft(), []);
     });
@@ -141,7 +152,10 @@ describe("faults end with a clear error naming the object", () => {
         seedGrant();
         const p = await provider({ "nvcf-self-managed:openbaoToken": "not-the-token" });
         await assert.rejects(p.create(inputs()), (err: Error) => {
-            assert.match(err.message, /could not delete the JWT auth role auth\/jwt\/role\/admin-issuer-proxy: OpenBao answered 403 \(permission denied\): the token is wrong/);
+            assert.match(
+                err.message,
+                /could not delete the JWT auth role auth\/jwt\/role\/admin-issuer-proxy: OpenBao answered 403 \(permission denied\): the token is wrong/,
+            );
             assert.doesNotMatch(err.message, /not-the-token/);
             return true;
         });
@@ -150,7 +164,10 @@ describe("faults end with a clear error naming the object", () => {
 
     test("a sealed server (503)", async () => {
         bao.sealed = true;
-        await assert.rejects((await provider()).create(inputs()), /could not delete the JWT auth role .*503 \(Vault is sealed\): the server is sealed/);
+        await assert.rejects(
+            (await provider()).create(inputs()),
+            /could not delete the JWT auth role .*503 \(Vault is sealed\): the server is sealed/,
+        );
     });
 
     test("an unreachable server", async () => {
@@ -162,17 +179,26 @@ describe("faults end with a clear error naming the object", () => {
 
     test("a timeout", async () => {
         bao.inject(/^DELETE auth\/jwt\/role/, { hang: true }, 5);
-        await assert.rejects((await provider()).create(inputs({ timeoutSeconds: 1, retries: 0 })), /could not delete the JWT auth role .*no answer within 1000 ms/);
+        await assert.rejects(
+            (await provider()).create(inputs({ timeoutSeconds: 1, retries: 0 })),
+            /could not delete the JWT auth role .*no answer within 1000 ms/,
+        );
     });
 
     test("no token configured and none asked from Kubernetes", async () => {
-        await assert.rejects((await provider({})).create(inputs()), /no OpenBao token: set it with `pulumi config set --secret openbaoToken/);
+        await assert.rejects(
+            (await provider({})).create(inputs()),
+            /no OpenBao token: set it with `pulumi config set --secret openbaoToken/,
+        );
     });
 
     test("the root-token Secret missing", async () => {
         kube.secrets.clear();
         const p = await provider({ "nvcf-self-managed:kubeconfig": kube.kubeconfig() });
-        await assert.rejects(p.create(inputs({ tokenSource: "kubernetes-secret" })), /could not read OpenBao's root token from Secret vault-system\/openbao-server-root-token: HTTP 404/);
+        await assert.rejects(
+            p.create(inputs({ tokenSource: "kubernetes-secret" })),
+            /could not read OpenBao's root token from Secret vault-system\/openbao-server-root-token: HTTP 404/,
+        );
     });
 
     test("the provider serializes and holds no token", async () => {

@@ -49,7 +49,6 @@ async function renderAt(sha: string): Promise<RenderedStack> {
     return renderStack({ root: repo, stack: "dev" });
 }
 
-
 /** Everything the diff holds, by resource name, for exact comparisons. */
 function names(diff: PlanDiff) {
     const n = (list: readonly { name: string }[]) => list.map((r) => r.name);
@@ -108,17 +107,23 @@ describe("plan-diff: what a change to the stack file does", () => {
         // Releases of the next helmfile.d file waited for it; nothing else about them changes.
         assert.ok(diff.changed.length > 0, "the releases that waited for ingress");
         for (const c of diff.changed) {
-            assert.deepEqual({ inputs: c.inputs, values: c.values, added: c.dependsOnAdded, removed: c.dependsOnRemoved }, {
-                inputs: [],
-                values: [],
-                added: [],
-                removed: [ingress.urn],
-            }, c.name);
+            assert.deepEqual(
+                { inputs: c.inputs, values: c.values, added: c.dependsOnAdded, removed: c.dependsOnRemoved },
+                {
+                    inputs: [],
+                    values: [],
+                    added: [],
+                    removed: [ingress.urn],
+                },
+                c.name,
+            );
         }
     });
 
     test("a changed release namespace replaces the release", async () => {
-        const sha = stackCommit("gateway namespace", (set) => set([CP, "ingress", "gatewayApi", "controllerNamespace"], "envoy-gateway-other"));
+        const sha = stackCommit("gateway namespace", (set) =>
+            set([CP, "ingress", "gatewayApi", "controllerNamespace"], "envoy-gateway-other"),
+        );
         const diff = diffStacks("dev", baseRender, await renderAt(sha));
         assert.deepEqual(names(diff), { added: [], removed: [], replaced: ["control-plane-ingress"], changed: [] });
         const [ingress] = diff.replaced;
@@ -161,14 +166,24 @@ describe("plan-diff: the command", () => {
         const code = await planDiffCli(["--stack", "dev", "--base", base, "--format", "markdown", "--dir", repo], io);
         assert.equal(code, 1, io.stderr);
         assert.match(io.stdout, /^### Stack `dev`: 0 to add, 0 to remove, 0 to replace, 1 to change\n/);
-        assert.ok(io.stdout.includes("| ✏️ change | <code>control-plane-api</code> | <code>kubernetes:helm.sh/v3:Release</code> |"), io.stdout);
         assert.ok(
-            io.stdout.includes(`| values <code>api.podAnnotations["${ANNOTATION}"]</code> | <code>"team-a"</code> | <code>"team-b"</code> |`),
+            io.stdout.includes("| ✏️ change | <code>control-plane-api</code> | <code>kubernetes:helm.sh/v3:Release</code> |"),
+            io.stdout,
+        );
+        assert.ok(
+            io.stdout.includes(
+                `| values <code>api.podAnnotations["${ANNOTATION}"]</code> | <code>"team-a"</code> | <code>"team-b"</code> |`,
+            ),
             io.stdout,
         );
         assert.ok(!io.stdout.includes("placeholder-for-"), "a secret placeholder reached the output");
 
-        assert.equal(git(repo, ["worktree", "list", "--porcelain"]).split("\n").filter((l) => l.startsWith("worktree ")).length, 1);
+        assert.equal(
+            git(repo, ["worktree", "list", "--porcelain"])
+                .split("\n")
+                .filter((l) => l.startsWith("worktree ")).length,
+            1,
+        );
         assert.deepEqual(leftoverCheckouts(), leftBefore);
         const tmpdir = fs.realpathSync(os.tmpdir());
         const cached = Object.keys(require.cache).filter((f) => f.startsWith(path.join(tmpdir, "plan-diff-")));
@@ -244,12 +259,18 @@ describe("plan-diff: which changes replace", () => {
             secret("d", { stringData: { k: "v" } }),
         );
         const diff = diffStacks("dev", base, head);
-        assert.deepEqual(diff.replaced.map((c) => [c.name, c.replacedBecause]), [
-            ["a", ["metadata.namespace"]],
-            ["b", ["metadata.name"]],
-            ["c", ["type"]],
-        ]);
-        assert.deepEqual(diff.changed.map((c) => c.name), ["d"]);
+        assert.deepEqual(
+            diff.replaced.map((c) => [c.name, c.replacedBecause]),
+            [
+                ["a", ["metadata.namespace"]],
+                ["b", ["metadata.name"]],
+                ["c", ["type"]],
+            ],
+        );
+        assert.deepEqual(
+            diff.changed.map((c) => c.name),
+            ["d"],
+        );
     });
 
     test("another provider replaces; a replaced provider replaces what it manages", () => {
@@ -257,11 +278,14 @@ describe("plan-diff: which changes replace", () => {
         const base = stack(provider("one", "dev"), provider("two", "dev"), secret("a", {}), secret("b", {}, P2));
         const head = stack(provider("one", "dev"), provider("two", "other"), secret("a", {}, P2), secret("b", {}, P2));
         const diff = diffStacks("dev", base, head);
-        assert.deepEqual(diff.replaced.map((c) => [c.name, c.replacedBecause]), [
-            ["a", ["provider", "its provider is replaced"]],
-            ["b", ["its provider is replaced"]],
-            ["two", ["clusterIdentifier"]],
-        ]);
+        assert.deepEqual(
+            diff.replaced.map((c) => [c.name, c.replacedBecause]),
+            [
+                ["a", ["provider", "its provider is replaced"]],
+                ["b", ["its provider is replaced"]],
+                ["two", ["clusterIdentifier"]],
+            ],
+        );
         assert.deepEqual(diff.changed, []);
     });
 
@@ -269,7 +293,10 @@ describe("plan-diff: which changes replace", () => {
         const base = stack(res("pw", "random:index/randomPassword:RandomPassword", { length: 32 }), secret("a", { list: [1, 2] }));
         const head = stack(res("pw", "random:index/randomPassword:RandomPassword", { length: 40 }), secret("a", { list: [1, 2, 3] }));
         const diff = diffStacks("dev", base, head);
-        assert.deepEqual(diff.replaced.map((c) => [c.name, c.replacedBecause]), [["pw", ["length"]]]);
+        assert.deepEqual(
+            diff.replaced.map((c) => [c.name, c.replacedBecause]),
+            [["pw", ["length"]]],
+        );
         assert.deepEqual(diff.changed[0].inputs, [{ path: ["list"], kind: "changed", before: [1, 2], after: [1, 2, 3] }]);
     });
 });

@@ -66,7 +66,8 @@ describe("the HTTP client", () => {
 
     test("429 with Retry-After is retried after the pause the server asked for", async () => {
         let calls = 0;
-        server.handler = (_req, res) => (++calls === 1 ? json(res, 429, { error: "slow down" }, { "Retry-After": "1" }) : json(res, 200, { ok: true }));
+        server.handler = (_req, res) =>
+            ++calls === 1 ? json(res, 429, { error: "slow down" }, { "Retry-After": "1" }) : json(res, 200, { ok: true });
         const started = Date.now();
         const res = await httpRequest({ method: "GET", url: `${server.url}/limited`, timeoutMs: 2000, retries: 2, retryDelayMs: 5 });
         assert.equal(res.status, 200);
@@ -77,7 +78,14 @@ describe("the HTTP client", () => {
     test("a Retry-After beyond the bound fails at once, saying so", async () => {
         server.handler = (_req, res) => json(res, 429, { error: "slow down" }, { "Retry-After": "3600" });
         await assert.rejects(
-            httpRequest({ method: "GET", url: `${server.url}/limited`, timeoutMs: 2000, retries: 3, retryDelayMs: 5, maxRetryAfterMs: 10_000 }),
+            httpRequest({
+                method: "GET",
+                url: `${server.url}/limited`,
+                timeoutMs: 2000,
+                retries: 3,
+                retryDelayMs: 5,
+                maxRetryAfterMs: 10_000,
+            }),
             /GET http:\/\/127\.0\.0\.1:\d+\/limited: HTTP 429, retry after 3600 s, longer than the 10 s this program waits; run again later/,
         );
         assert.equal(server.seen.length, 1);
@@ -100,10 +108,13 @@ describe("the HTTP client", () => {
                 return true;
             },
         );
-        await assert.rejects(httpRequest({ method: "GET", url: `${server.url}/x`, headers: { Authorization: "Bearer tok\nen-SECRET" }, retries: 0 }), (err: Error) => {
-            assert.doesNotMatch(err.message, /SECRET/);
-            return true;
-        });
+        await assert.rejects(
+            httpRequest({ method: "GET", url: `${server.url}/x`, headers: { Authorization: "Bearer tok\nen-SECRET" }, retries: 0 }),
+            (err: Error) => {
+                assert.doesNotMatch(err.message, /SECRET/);
+                return true;
+            },
+        );
         assert.equal(server.seen.length, 0);
     });
 });
@@ -137,7 +148,10 @@ describe("the grant revocation fails closed", () => {
         server.handler = (req, res) =>
             req.method === "DELETE" ? res.writeHead(204).end() : json(res, 200, { data: { names: ["admin-issuer-proxy"] } });
         await assert.rejects((await revoker()).create(revocation()), (err: Error) => {
-            assert.match(err.message, /could not list auth\/jwt\/role: http:\/\/127\.0\.0\.1:\d+ answered 200 without OpenBao's documented \{"data":\{"keys":\[\.\.\.\]\}\}/);
+            assert.match(
+                err.message,
+                /could not list auth\/jwt\/role: http:\/\/127\.0\.0\.1:\d+ answered 200 without OpenBao's documented \{"data":\{"keys":\[\.\.\.\]\}\}/,
+            );
             assert.match(err.message, /"names":\["admin-issuer-proxy"\]/);
             assert.match(err.message, /Check that the address reaches OpenBao itself/);
             assert.doesNotMatch(err.message, /SECRET/);
@@ -147,9 +161,18 @@ describe("the grant revocation fails closed", () => {
 
     test("a pod-proxy 503 (the API server cannot reach the pod) is not reported as sealed", async () => {
         server.handler = (_req, res) =>
-            json(res, 503, { kind: "Status", apiVersion: "v1", status: "Failure", message: "no endpoints available for service", code: 503 });
+            json(res, 503, {
+                kind: "Status",
+                apiVersion: "v1",
+                status: "Failure",
+                message: "no endpoints available for service",
+                code: 503,
+            });
         await assert.rejects((await revoker()).create(revocation()), (err: Error) => {
-            assert.match(err.message, /the Kubernetes API server answered 503 for the pod proxy at .* \(no endpoints available for service\), not OpenBao/);
+            assert.match(
+                err.message,
+                /the Kubernetes API server answered 503 for the pod proxy at .* \(no endpoints available for service\), not OpenBao/,
+            );
             assert.match(err.message, /check that the OpenBao pod is running and ready/);
             assert.doesNotMatch(err.message, /sealed/);
             return true;
@@ -158,14 +181,20 @@ describe("the grant revocation fails closed", () => {
 
     test("a 503 that is neither sealed nor the API server names the endpoint", async () => {
         server.handler = (_req, res) => res.writeHead(503, { "Content-Type": "text/plain" }).end("upstream connect error");
-        await assert.rejects((await revoker()).create(revocation()), /answered 503 \(upstream connect error\): OpenBao or the way to it is unavailable/);
+        await assert.rejects(
+            (await revoker()).create(revocation()),
+            /answered 503 \(upstream connect error\): OpenBao or the way to it is unavailable/,
+        );
     });
 
     test("a kubeconfig secret with a YAML syntax error: the key and line/column, never its text", async () => {
         const kubeconfig = "apiVersion: v1\nusers:\n- name: a\n  user:\n    token: kube-SECRET-token\n   bad: [x\n";
         const p = await revoker({ "nvcf-self-managed:kubeconfig": kubeconfig });
         await assert.rejects(p.create(revocation({ via: "kubernetes", tokenSource: "kubernetes-secret" })), (err: Error) => {
-            assert.match(err.message, /the secret nvcf-self-managed:kubeconfig is not valid YAML \(line 6, column 4: bad indentation of a mapping entry\)/);
+            assert.match(
+                err.message,
+                /the secret nvcf-self-managed:kubeconfig is not valid YAML \(line 6, column 4: bad indentation of a mapping entry\)/,
+            );
             assert.doesNotMatch(err.message, /SECRET|token:|bad: \[x/);
             return true;
         });
@@ -203,7 +232,8 @@ describe("the cluster registration fails closed", () => {
             server.handler = (req, res) => {
                 if (req.url === "/v1/admin/keys") return res.writeHead(200, { "Content-Type": type }).end(body);
                 if (req.url?.startsWith("/issuer")) {
-                    if (req.url.endsWith("openid-configuration")) return json(res, 200, { issuer: `${server.url}/issuer`, jwks_uri: `${server.url}/issuer/keys` });
+                    if (req.url.endsWith("openid-configuration"))
+                        return json(res, 200, { issuer: `${server.url}/issuer`, jwks_uri: `${server.url}/issuer/keys` });
                     return json(res, 200, { keys: [] });
                 }
                 return json(res, 500, {});
@@ -212,8 +242,14 @@ describe("the cluster registration fails closed", () => {
             await assert.rejects(
                 p.create({ ...inputs, icmsUrl: server.url, apiKeysUrl: server.url, oidcIssuerUrl: `${server.url}/issuer` }),
                 (err: Error) => {
-                    assert.match(err.message, /cluster registration of gpu-a \(register\) failed: POST http:\/\/127\.0\.0\.1:\d+\/v1\/admin\/keys \(admin token\) answered HTTP 200 with /);
-                    assert.match(err.message, /not the documented \{"id", "value", \.\.\.\}: check that registration\.apiKeysURL and apiKeysHostHeader reach the admin issuer proxy/);
+                    assert.match(
+                        err.message,
+                        /cluster registration of gpu-a \(register\) failed: POST http:\/\/127\.0\.0\.1:\d+\/v1\/admin\/keys \(admin token\) answered HTTP 200 with /,
+                    );
+                    assert.match(
+                        err.message,
+                        /not the documented \{"id", "value", \.\.\.\}: check that registration\.apiKeysURL and apiKeysHostHeader reach the admin issuer proxy/,
+                    );
                     assert.doesNotMatch(err.message, /SECRET/);
                     return true;
                 },
@@ -233,17 +269,24 @@ describe("the cluster registration fails closed", () => {
     test("an ICMS cluster list of another shape fails with what came back", async () => {
         server.handler = (req, res) => {
             if (req.url?.startsWith("/issuer")) {
-                if (req.url.endsWith("openid-configuration")) return json(res, 200, { issuer: `${server.url}/issuer`, jwks_uri: `${server.url}/issuer/keys` });
+                if (req.url.endsWith("openid-configuration"))
+                    return json(res, 200, { issuer: `${server.url}/issuer`, jwks_uri: `${server.url}/issuer/keys` });
                 return json(res, 200, { keys: [] });
             }
             if (req.method === "POST") return json(res, 400, { error: "cluster already exists" });
             return json(res, 200, { clusters: [] });
         };
         const p = await registrar({ "nvcf-self-managed:nvcfAdminToken": "admin-SECRET" });
-        await assert.rejects(p.create({ ...inputs, icmsUrl: server.url, apiKeysUrl: server.url, oidcIssuerUrl: `${server.url}/issuer` }), (err: Error) => {
-            assert.match(err.message, /GET http:\/\/127\.0\.0\.1:\d+\/v1\/accounts\/nca-1\/clusters: expected ICMS's list of clusters .* got \{"clusters":\[\]\}; check that registration\.icmsURL/);
-            assert.doesNotMatch(err.message, /SECRET/);
-            return true;
-        });
+        await assert.rejects(
+            p.create({ ...inputs, icmsUrl: server.url, apiKeysUrl: server.url, oidcIssuerUrl: `${server.url}/issuer` }),
+            (err: Error) => {
+                assert.match(
+                    err.message,
+                    /GET http:\/\/127\.0\.0\.1:\d+\/v1\/accounts\/nca-1\/clusters: expected ICMS's list of clusters .* got \{"clusters":\[\]\}; check that registration\.icmsURL/,
+                );
+                assert.doesNotMatch(err.message, /SECRET/);
+                return true;
+            },
+        );
     });
 });

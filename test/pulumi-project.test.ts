@@ -63,7 +63,10 @@ describe("Pulumi.yaml as the Pulumi CLI loads it", () => {
         const result = effectiveConfig(project, "dev", { [`${PROJECT}:ngcApiKey`]: { value: "k", secure: true } });
         assert.equal(result.error, "Stack 'dev' is missing configuration value 'controlPlane'");
         const required = Object.entries(project.config).filter(([, d]) => d.default === undefined && d.value === undefined);
-        assert.deepEqual(required.map(([k]) => k), ["controlPlane"]);
+        assert.deepEqual(
+            required.map(([k]) => k),
+            ["controlPlane"],
+        );
     });
 
     test("the program run with the CLI's config (defaults filled in) declares what the dev stack declares", async () => {
@@ -109,7 +112,10 @@ describe("secrets stored without --secret", () => {
             { ...config, [`${PROJECT}:nvcfAdminToken`]: "plain-token" },
             secretKeys,
         );
-        assert.match(error.message, /nvcf-self-managed:nvcfAdminToken: is stored in plain text in the stack file: set it again with `pulumi config set --secret nvcfAdminToken`/);
+        assert.match(
+            error.message,
+            /nvcf-self-managed:nvcfAdminToken: is stored in plain text in the stack file: set it again with `pulumi config set --secret nvcfAdminToken`/,
+        );
         assert.doesNotMatch(error.message, /plain-token/);
         assert.deepEqual(resources, []);
     });

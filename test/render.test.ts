@@ -35,7 +35,6 @@ let tmp: string;
 let run: ProgramRun;
 let rendered: RenderedStack;
 
-
 /** Paths (from the inputs' root) of every secret envelope in a registration. */
 function secretPaths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
     if (Array.isArray(value)) return value.flatMap((v, i) => secretPaths(v, [...at, i]));
@@ -143,7 +142,11 @@ describe("render: what the engine would refuse or nobody could read", () => {
     test("a dynamic resource's serialized provider code shows as a digest that follows the code", () => {
         const code = (body: string) => `exports.handler = function () { ${body} };`;
         const [a, b, c] = toRenderedStack(
-            [recorded("a", { __provider: code("one") }), recorded("b", { __provider: code("one") }), recorded("c", { __provider: code("two") })],
+            [
+                recorded("a", { __provider: code("one") }),
+                recorded("b", { __provider: code("one") }),
+                recorded("c", { __provider: code("two") }),
+            ],
             { stack: "dev", project: "p" },
         ).resources.map((r) => r.inputs.__provider);
         assert.match(String(a), /^\[provider code, sha256 [0-9a-f]{16}\]$/);
@@ -152,7 +155,10 @@ describe("render: what the engine would refuse or nobody could read", () => {
     });
 
     test("a URN registered twice is an error, as in `pulumi up`", () => {
-        assert.throws(() => toRenderedStack([recorded("a", {}), recorded("a", {})], { stack: "dev", project: "p" }), /Duplicate resource URN/);
+        assert.throws(
+            () => toRenderedStack([recorded("a", {}), recorded("a", {})], { stack: "dev", project: "p" }),
+            /Duplicate resource URN/,
+        );
     });
 });
 
@@ -198,7 +204,11 @@ describe("render: the command", () => {
         const files = ["one.json", "two.json"].map((f) => path.join(tmp, f));
         for (const out of files) {
             const io = capture();
-            assert.equal(await renderCli(["--stack", "dev", "--assume-secret", "ngcApiKey", "--out", out, "--dir", ROOT], io), 0, io.stderr);
+            assert.equal(
+                await renderCli(["--stack", "dev", "--assume-secret", "ngcApiKey", "--out", out, "--dir", ROOT], io),
+                0,
+                io.stderr,
+            );
             assert.equal(io.stdout, "");
         }
         const bytes = fs.readFileSync(files[0]);
@@ -212,7 +222,10 @@ describe("render: the command", () => {
     test("the npm scripts' entry points pass the exit code on", () => {
         // Usage errors return before the SDK loads, so a real process costs little here.
         for (const script of ["scripts/render.ts", "scripts/plan-diff.ts"]) {
-            const result = spawnSync(process.execPath, ["--import", "tsx", script, "--stack", "dev", "--format", "nope"], { cwd: ROOT, encoding: "utf8" });
+            const result = spawnSync(process.execPath, ["--import", "tsx", script, "--stack", "dev", "--format", "nope"], {
+                cwd: ROOT,
+                encoding: "utf8",
+            });
             assert.equal(result.status, 2, `${script}: ${result.stderr}`);
             assert.match(result.stderr, /usage: npm run --silent (render|plan-diff)/);
         }
@@ -227,7 +240,10 @@ describe("render: the command", () => {
         }
         const { config, secretKeys } = devConfig();
         const bad = withConfig(config, { [`${PROJECT}:controlPlane`]: { nats: { workerAuth: "jwt" } } });
-        fs.writeFileSync(path.join(dir, "Pulumi.bad.yaml"), stringify({ config: { ...bad, [`${PROJECT}:ngcApiKey`]: { secure: "v1:AAAA" } } }));
+        fs.writeFileSync(
+            path.join(dir, "Pulumi.bad.yaml"),
+            stringify({ config: { ...bad, [`${PROJECT}:ngcApiKey`]: { secure: "v1:AAAA" } } }),
+        );
         const { error } = await runProgramExpectingError(bad, secretKeys);
         assert.match(error.message, /^Invalid stack configuration:\n {2}- nvcf-self-managed:controlPlane\.nats\.workerAuth: /);
 
@@ -236,7 +252,10 @@ describe("render: the command", () => {
         assert.equal(await renderCli(["--stack", "bad", "--out", out, "--dir", dir], io), 1);
         assert.equal(io.stderr, `${error.message}\n`);
         assert.equal(io.stdout, "");
-        assert.deepEqual(fs.readdirSync(tmp).filter((f) => f.startsWith("bad.json")), []);
+        assert.deepEqual(
+            fs.readdirSync(tmp).filter((f) => f.startsWith("bad.json")),
+            [],
+        );
     });
 
     test("usage errors: exit 2 with the usage", async () => {

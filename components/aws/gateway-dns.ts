@@ -45,7 +45,9 @@ export class GatewayDns extends pulumi.ComponentResource {
         this.address = gateway.status.apply((status) => {
             const address = status?.addresses?.[0]?.value;
             if (!address) {
-                throw new Error(`the Gateway ${args.gateway.namespace}/${args.gateway.name} reports no address yet (status.addresses is empty)`);
+                throw new Error(
+                    `the Gateway ${args.gateway.namespace}/${args.gateway.name} reports no address yet (status.addresses is empty)`,
+                );
             }
             return address;
         });

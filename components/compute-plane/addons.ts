@@ -51,7 +51,11 @@ export const ADDONS: readonly AddonEntry[] = [
         namespace: KAI_SCHEDULER,
         chart: "kai-scheduler",
         version: "v0.16.7",
-        source: { kind: "repository", repository: "oci://ghcr.io/kai-scheduler/kai-scheduler", override: (p) => p.addons.kaiScheduler.repository },
+        source: {
+            kind: "repository",
+            repository: "oci://ghcr.io/kai-scheduler/kai-scheduler",
+            override: (p) => p.addons.kaiScheduler.repository,
+        },
         needs: [],
         enabled: (plane) => plane.addons.kaiScheduler.enabled,
         values: kaiSchedulerValues,
@@ -94,7 +98,11 @@ export const ADDONS: readonly AddonEntry[] = [
         namespace: "dynamo-system",
         chart: "dynamo-platform",
         version: "1.2.1",
-        source: { kind: "repository", repository: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo", override: (p) => p.addons.dynamoOperator.repository },
+        source: {
+            kind: "repository",
+            repository: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo",
+            override: (p) => p.addons.dynamoOperator.repository,
+        },
         needs: ["grove-operator"],
         enabled: (plane) => plane.addons.dynamoOperator.enabled,
         values: dynamoOperatorValues,
@@ -131,7 +139,9 @@ export interface AddonChartSources {
 export function addonChart(entry: AddonEntry, plane: ComputePlaneConfig, sources: AddonChartSources): ChartRef {
     if (entry.source.kind === "topology-local") {
         const path = plane.addons.topologyAwareScheduling.chartsPath;
-        return path ? chartFromSources(entry.chart, { path }, undefined) : chartFromSources(entry.chart, sources.chartSources, sources.chartAuth);
+        return path
+            ? chartFromSources(entry.chart, { path }, undefined)
+            : chartFromSources(entry.chart, sources.chartSources, sources.chartAuth);
     }
     const override = entry.source.override(plane);
     if (!override && sources.chartSources.path) return chartFromSources(entry.chart, { path: sources.chartSources.path }, undefined);

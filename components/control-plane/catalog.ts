@@ -180,7 +180,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         values: certManagerValues,
         clusterScoped: true,
         health: {
-            workloads: ["cert-manager", "cert-manager-cainjector", "cert-manager-webhook"].map((name) => ({ name, type: "deployment" as const })),
+            workloads: ["cert-manager", "cert-manager-cainjector", "cert-manager-webhook"].map((name) => ({
+                name,
+                type: "deployment" as const,
+            })),
         },
     },
     {
@@ -388,7 +391,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         enabled: (cp) => cp.addons.llm.enabled,
         values: llmRequestRouterValues,
         health: {
-            endpoints: [{ service: "llm-request-router-headless", port: 8000, path: "/healthz" }, { service: "llm-request-router-headless", port: 8000, path: "/readyz" }],
+            endpoints: [
+                { service: "llm-request-router-headless", port: 8000, path: "/healthz" },
+                { service: "llm-request-router-headless", port: 8000, path: "/readyz" },
+            ],
         },
     },
     {
@@ -401,7 +407,12 @@ export const CATALOG: readonly CatalogEntry[] = [
         needs: ["llm-request-router"],
         enabled: (cp) => cp.addons.llm.enabled,
         values: llmApiGatewayValues,
-        health: { endpoints: [{ service: "llm-api-gateway", port: 8080, path: "/healthz" }, { service: "llm-api-gateway", port: 8080, path: "/readyz" }] },
+        health: {
+            endpoints: [
+                { service: "llm-api-gateway", port: 8080, path: "/healthz" },
+                { service: "llm-api-gateway", port: 8080, path: "/readyz" },
+            ],
+        },
     },
     {
         name: "vanity-gateway",

@@ -11,7 +11,11 @@ export function releaseDependencies(enabled: readonly CatalogEntry[]): Map<strin
     const result = new Map<string, string[]>();
     for (const entry of enabled) {
         const index = PHASES.indexOf(entry.phase);
-        const earlier = byPhase.slice(0, index).reverse().find((names) => names.length > 0) ?? [];
+        const earlier =
+            byPhase
+                .slice(0, index)
+                .reverse()
+                .find((names) => names.length > 0) ?? [];
         const needs = entry.needs.filter((n) => names.has(n));
         result.set(entry.name, [...new Set([...needs, ...earlier])]);
     }

@@ -22,10 +22,7 @@ export interface ChartCredentials {
  * Credentials for chart pulls, passed on every release: no shared `helm registry login`, so
  * NVIDIA's "last login per host wins" multi-org trap cannot happen. NGC takes `$oauthtoken`.
  */
-export function chartCredentials(
-    sources: HelmSources,
-    password: pulumi.Output<string> | undefined,
-): ChartCredentials | undefined {
+export function chartCredentials(sources: HelmSources, password: pulumi.Output<string> | undefined): ChartCredentials | undefined {
     if (sources.path) return undefined;
     const ngc = sources.url ? new URL(sources.url).hostname.endsWith("ngc.nvidia.com") : sources.registry === "nvcr.io";
     const username = sources.username ?? (ngc ? NGC_USERNAME : undefined);

@@ -29,11 +29,7 @@ export const HELM_DEFAULTS = { timeout: 900, devel: true, waitForJobs: true } as
  * One Helm release as `helm.v3.Release`, never client-side templating: the charts need their
  * hooks (OpenBao init, Cassandra migrations, account bootstrap) and `lookup`, which a client-side render would lose.
  */
-export function helmRelease(
-    logicalName: string,
-    args: HelmReleaseArgs,
-    opts: pulumi.CustomResourceOptions,
-): k8s.helm.v3.Release {
+export function helmRelease(logicalName: string, args: HelmReleaseArgs, opts: pulumi.CustomResourceOptions): k8s.helm.v3.Release {
     return new k8s.helm.v3.Release(
         logicalName,
         {

@@ -76,7 +76,10 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
         this.computePlaneKubeconfigs = kubeconfigMap(secretConfig(req, "computePlaneKubeconfigs"));
     }
 
-    async check(_olds: ClusterRegistrationInputs, news: ClusterRegistrationInputs): Promise<pulumi.dynamic.CheckResult<ClusterRegistrationInputs>> {
+    async check(
+        _olds: ClusterRegistrationInputs,
+        news: ClusterRegistrationInputs,
+    ): Promise<pulumi.dynamic.CheckResult<ClusterRegistrationInputs>> {
         const failures: pulumi.dynamic.CheckFailure[] = [];
         const known = (v: unknown) => v !== undefined && v !== UNKNOWN;
         if (known(news.clusterName) && !/^[a-z0-9]([-a-z0-9.]{0,30}[a-z0-9])?$/.test(news.clusterName)) {
@@ -135,14 +138,26 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
         });
     }
 
-    async update(id: string, olds: ClusterRegistrationOutputs, news: ClusterRegistrationInputs): Promise<pulumi.dynamic.UpdateResult<ClusterRegistrationOutputs>> {
+    async update(
+        id: string,
+        olds: ClusterRegistrationOutputs,
+        news: ClusterRegistrationInputs,
+    ): Promise<pulumi.dynamic.UpdateResult<ClusterRegistrationOutputs>> {
         return this.annotate(news, "update", async () => {
             const identity = await this.identity(news);
             if (identity.jwksHash !== olds.jwksHash || identity.issuer !== olds.oidcIssuer) {
                 // A rotated service-account key: PUT the new JWKS, keep the cluster ID.
                 await putJwks(this.endpoint(news, "icms"), await this.token(news), id, identity.jwks, identity.issuer);
             }
-            return { outs: { ...news, clusterId: olds.clusterId, clusterGroupId: olds.clusterGroupId, oidcIssuer: identity.issuer, jwksHash: identity.jwksHash } };
+            return {
+                outs: {
+                    ...news,
+                    clusterId: olds.clusterId,
+                    clusterGroupId: olds.clusterGroupId,
+                    oidcIssuer: identity.issuer,
+                    jwksHash: identity.jwksHash,
+                },
+            };
         });
     }
 
@@ -222,7 +237,9 @@ function kubeconfigMap(text: string | undefined): Record<string, string> | undef
     try {
         parsed = JSON.parse(text);
     } catch {
-        throw new Error(`the secret ${PROJECT}:computePlaneKubeconfigs is not a JSON object; set it with \`pulumi config set --secret --path 'computePlaneKubeconfigs.<cluster>'\``);
+        throw new Error(
+            `the secret ${PROJECT}:computePlaneKubeconfigs is not a JSON object; set it with \`pulumi config set --secret --path 'computePlaneKubeconfigs.<cluster>'\``,
+        );
     }
     if (!parsed || typeof parsed !== "object" || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === "string")) {
         throw new Error(`the secret ${PROJECT}:computePlaneKubeconfigs is not an object of kubeconfig texts by cluster name`);

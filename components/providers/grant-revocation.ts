@@ -74,7 +74,11 @@ export class GrantRevocationProvider implements pulumi.dynamic.ResourceProvider<
         return { id: "admin-issuer-proxy-grant", outs: await this.revoke(inputs) };
     }
 
-    async update(_id: string, _olds: GrantRevocationOutputs, news: GrantRevocationInputs): Promise<pulumi.dynamic.UpdateResult<GrantRevocationOutputs>> {
+    async update(
+        _id: string,
+        _olds: GrantRevocationOutputs,
+        news: GrantRevocationInputs,
+    ): Promise<pulumi.dynamic.UpdateResult<GrantRevocationOutputs>> {
         return { outs: await this.revoke(news) };
     }
 
@@ -127,11 +131,16 @@ export class GrantRevocationProvider implements pulumi.dynamic.ResourceProvider<
         const url = `${api!.server}/api/v1/namespaces/${s.namespace}/secrets/${s.name}`;
         const res = await httpRequest({ ...base, method: "GET", url, headers: api!.headers, tls: api!.tls });
         if (res.status !== 200) {
-            throw new Error(`could not read OpenBao's root token from Secret ${s.namespace}/${s.name}: HTTP ${res.status}: ${excerpt(res.body)}`);
+            throw new Error(
+                `could not read OpenBao's root token from Secret ${s.namespace}/${s.name}: HTTP ${res.status}: ${excerpt(res.body)}`,
+            );
         }
         const encoded: unknown = jsonBody<{ data?: Record<string, unknown> }>(res)?.data?.[s.key];
         if (!encoded) throw new Error(`Secret ${s.namespace}/${s.name} has no key ${s.key}`);
-        const token = typeof encoded === "string" && /^[A-Za-z0-9+/]*={0,2}$/.test(encoded) ? Buffer.from(encoded, "base64").toString("utf8").trim() : "";
+        const token =
+            typeof encoded === "string" && /^[A-Za-z0-9+/]*={0,2}$/.test(encoded)
+                ? Buffer.from(encoded, "base64").toString("utf8").trim()
+                : "";
         // Never quoted: it is the root token, or close to it.
         if (!/^[\x21-\x7e]+$/.test(token)) {
             throw new Error(

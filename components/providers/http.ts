@@ -84,7 +84,11 @@ export function retryAfterMs(res: HttpResponse, now = Date.now()): number | unde
 export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
     const unsafe = unsafeHeader(req);
     // Node would refuse these too, but with the header's value in some versions' messages.
-    if (unsafe) throw new HttpError(`${req.method} ${req.url}: the ${unsafe} header has characters HTTP does not allow (a line break or control character)`, { code: "INVALID_HEADER" });
+    if (unsafe)
+        throw new HttpError(
+            `${req.method} ${req.url}: the ${unsafe} header has characters HTTP does not allow (a line break or control character)`,
+            { code: "INVALID_HEADER" },
+        );
     const attempts = 1 + Math.max(0, req.retries ?? 2);
     const maxRetryAfter = req.maxRetryAfterMs ?? 60_000;
     let last: unknown;
@@ -168,7 +172,9 @@ function sendOnce(req: HttpRequest): Promise<HttpResponse> {
         });
         // The idle timeout alone would wait forever on a server that trickles bytes.
         deadline = setTimeout(() => {
-            const what = answered ? `the answer did not complete within ${timeoutMs} ms (the server kept sending slowly)` : `no answer within ${timeoutMs} ms`;
+            const what = answered
+                ? `the answer did not complete within ${timeoutMs} ms (the server kept sending slowly)`
+                : `no answer within ${timeoutMs} ms`;
             const err = new HttpError(`${req.method} ${req.url}: ${what}`, { code: "TIMEOUT" });
             request.destroy(err);
             reject(err);

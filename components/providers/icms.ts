@@ -98,7 +98,8 @@ export async function registerCluster(icms: Endpoint, token: string, req: Regist
     // The CLI prefers the nested shape when ICMS sends it.
     const clusterId = body.clusterGroup?.clusters?.[0]?.id ?? body.clusterId;
     const clusterGroupId = body.clusterGroup?.id ?? body.clusterGroupId;
-    if (!clusterId || !clusterGroupId) throw new Error(`POST ${accountPath(req.ncaId)}: the answer names no cluster ID: ${excerpt(res.body)}`);
+    if (!clusterId || !clusterGroupId)
+        throw new Error(`POST ${accountPath(req.ncaId)}: the answer names no cluster ID: ${excerpt(res.body)}`);
     return { clusterId, clusterGroupId };
 }
 
@@ -126,7 +127,13 @@ export async function listClusters(icms: Endpoint, token: string, ncaId: string)
 
 function isClusterRecord(value: unknown): value is ClusterRecord {
     const r = value as Record<string, unknown> | null;
-    return !!r && typeof r === "object" && typeof r.clusterId === "string" && typeof r.clusterName === "string" && typeof r.clusterGroupId === "string";
+    return (
+        !!r &&
+        typeof r === "object" &&
+        typeof r.clusterId === "string" &&
+        typeof r.clusterName === "string" &&
+        typeof r.clusterGroupId === "string"
+    );
 }
 
 /** `GET /v1/accounts/{ncaId}/clusters/{id}`; undefined when ICMS does not know the cluster. */

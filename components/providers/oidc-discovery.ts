@@ -35,7 +35,9 @@ export function jwksHash(jwks: string): string {
                         .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
                 )
               : value;
-    return createHash("sha256").update(JSON.stringify(canonical(JSON.parse(jwks)))).digest("hex");
+    return createHash("sha256")
+        .update(JSON.stringify(canonical(JSON.parse(jwks))))
+        .digest("hex");
 }
 
 /** Issuers that only resolve inside the cluster: ask the API server, not the issuer. */
@@ -81,7 +83,11 @@ export async function discoverClusterIdentity(access: KubeAccess, options: Disco
  * issuer's discovery document and keys, without access to the API server.
  */
 export async function discoverFromIssuer(issuer: string, options: DiscoveryOptions): Promise<ClusterIdentity> {
-    const jwks = await jwksFromIssuer(issuer, { timeoutMs: options.timeoutMs, retries: options.retries, retryDelayMs: options.retryDelayMs });
+    const jwks = await jwksFromIssuer(issuer, {
+        timeoutMs: options.timeoutMs,
+        retries: options.retries,
+        retryDelayMs: options.retryDelayMs,
+    });
     if (jwks === undefined) {
         throw new Error(`the issuer ${issuer} gave no usable discovery document (matching issuer, jwks_uri) and keys`);
     }
@@ -110,4 +116,3 @@ function expectJson<T>(res: HttpResponse, what: string): T {
     if (parsed === undefined) throw new Error(`GET ${what} did not return JSON: ${excerpt(res.body)}`);
     return parsed;
 }
-

@@ -64,7 +64,8 @@ function explain(endpoint: OpenBaoEndpoint, res: HttpResponse): string {
     if (res.status === 503 && list && /sealed|not (yet )?initiali[sz]ed/i.test(errors)) {
         return `OpenBao answered 503 (${errors}): the server is sealed or not yet initialised; unseal it and run again`;
     }
-    if (res.status === 503) return `${endpoint.url} answered 503 (${errors || "no body"}): OpenBao or the way to it is unavailable; check the OpenBao pod and its address, then run again`;
+    if (res.status === 503)
+        return `${endpoint.url} answered 503 (${errors || "no body"}): OpenBao or the way to it is unavailable; check the OpenBao pod and its address, then run again`;
     if (res.status === 401) return `OpenBao answered 401 (${errors}): no valid token was sent`;
     return `OpenBao answered ${res.status} (${errors})`;
 }

@@ -23,8 +23,7 @@ export const adminIssuerGrantRevoked: StackValidationPolicy = {
         if (view.resources.some((r) => r.type.endsWith(REVOCATION_SUFFIX))) return;
         for (const release of openbao) {
             reportViolation(
-                "There is no admin-issuer-proxy release, but no OpenBao grant revocation removes the proxy's grant " +
-                    "from this OpenBao.",
+                "There is no admin-issuer-proxy release, but no OpenBao grant revocation removes the proxy's grant " + "from this OpenBao.",
                 release.urn,
             );
         }

@@ -8,7 +8,7 @@ export const cassandraPasswordsMatch: StackValidationPolicy = {
     description:
         "Cassandra's `serviceRolePassword` equals OpenBao's `DEFAULT_CASSANDRA_PASSWORD` on the same " +
         "cluster (both are write-once and must be equal; the runbook's SKILL: otherwise every " +
-        "database-backed service crash-loops with \"Bad credentials\").",
+        'database-backed service crash-loops with "Bad credentials").',
     enforcementLevel: "mandatory",
     remediationSteps:
         "Remove `releases` overrides of either password so both come from `cassandraPassword`. On an " +

@@ -9,8 +9,7 @@ export const helmReleaseNoCreateNamespace: ResourceValidationPolicy = {
         "`nvcf/platform=true` are set (fact sheet: Namespaces; teardown).",
     enforcementLevel: "mandatory",
     remediationSteps:
-        "Set `createNamespace: false` and declare the namespace as a `kubernetes:core/v1:Namespace` the " +
-        "release depends on.",
+        "Set `createNamespace: false` and declare the namespace as a `kubernetes:core/v1:Namespace` the " + "release depends on.",
     validateResource: (args, reportViolation) => {
         const release = releaseFromArgs(args);
         if (release?.props.createNamespace === true) {

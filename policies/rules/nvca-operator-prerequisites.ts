@@ -39,8 +39,7 @@ export const nvcaOperatorPrerequisites: StackValidationPolicy = {
         "nvca-operator; without the registration the operator has no cluster identity).",
     enforcementLevel: "mandatory",
     remediationSteps:
-        "Declare the missing prerequisite on the same Kubernetes provider and add it to the nvca-operator " +
-        "release's `dependsOn`.",
+        "Declare the missing prerequisite on the same Kubernetes provider and add it to the nvca-operator " + "release's `dependsOn`.",
     validateStack: (args, reportViolation) => {
         const view = stackView(args);
         for (const operator of releasesNamed(view, RELEASES.nvcaOperator)) {

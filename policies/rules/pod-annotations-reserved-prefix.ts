@@ -26,8 +26,7 @@ export const podAnnotationsReservedPrefix: ResourceValidationPolicy = {
         for (const { path, annotations } of annotationMaps(release.values)) {
             for (const key of Object.keys(annotations)) {
                 if (!key.startsWith(RESERVED_PREFIX)) continue;
-                const owned =
-                    release.name === PROGRAM_OWNED.release && path === PROGRAM_OWNED.path && key === PROGRAM_OWNED.key;
+                const owned = release.name === PROGRAM_OWNED.release && path === PROGRAM_OWNED.path && key === PROGRAM_OWNED.key;
                 if (!owned) reportViolation(`${label(release)}: ${path}["${key}"] uses the reserved prefix ${RESERVED_PREFIX}.`);
             }
         }

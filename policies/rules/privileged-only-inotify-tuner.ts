@@ -16,12 +16,11 @@ export const privilegedOnlyInotifyTuner: ResourceValidationPolicy = {
     name: "privileged-only-inotify-tuner",
     description:
         "Privileged containers and `hostPID` appear only in the `node-inotify-tuner` DaemonSet in `kube-system` " +
-        "(self-managed.md \"Node inotify limits\": it needs them to set the nodes' sysctls; nothing else NVCF " +
+        '(self-managed.md "Node inotify limits": it needs them to set the nodes\' sysctls; nothing else NVCF ' +
         "deploys from this stack may).",
     enforcementLevel: "mandatory",
     remediationSteps:
-        "Drop `hostPID` and `securityContext.privileged` from the workload; node tuning belongs in the " +
-        "node-inotify-tuner DaemonSet.",
+        "Drop `hostPID` and `securityContext.privileged` from the workload; node tuning belongs in the " + "node-inotify-tuner DaemonSet.",
     validateResource: (args, reportViolation) => {
         const workload = workloadFromArgs(args);
         if (!workload) return;

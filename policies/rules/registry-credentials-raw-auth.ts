@@ -8,7 +8,7 @@ export const registryCredentialsRawAuth: ResourceValidationPolicy = {
     description:
         "The account-bootstrap registry credentials (`api.accountBootstrap.registryCredentials[].secret.value`) " +
         "and the sidecar secret (`NVCF_API_SIDECARS_IMAGE_PULL_SECRET`) decode to `user:password`, not to a " +
-        "dockerconfigjson (secrets template: a credential is `base64(\"$oauthtoken:<key>\")`; otherwise " +
+        'dockerconfigjson (secrets template: a credential is `base64("$oauthtoken:<key>")`; otherwise ' +
         "`function create` fails with 400 and every sidecar pull with 403).",
     enforcementLevel: "mandatory",
     remediationSteps:

@@ -30,9 +30,16 @@ describe("the served pack", () => {
     });
 
     it("runs every resource policy on a release with unknown values, reporting only what is known to be wrong", async () => {
-        const release = withProp(withProp(cassandraRelease(), ["values", "cassandra", "serviceRolePassword"], UNKNOWN_FROM_ENGINE), ["createNamespace"], true);
+        const release = withProp(
+            withProp(cassandraRelease(), ["values", "cassandra", "serviceRolePassword"], UNKNOWN_FROM_ENGINE),
+            ["createNamespace"],
+            true,
+        );
         const found = await analyze(pack, release);
-        assert.deepEqual(found.map((d) => `${d.policy}/${d.level}`), ["helm-release-no-create-namespace/mandatory"]);
+        assert.deepEqual(
+            found.map((d) => `${d.policy}/${d.level}`),
+            ["helm-release-no-create-namespace/mandatory"],
+        );
         // The served message is the description, then what the policy reported.
         assert.ok(found[0].message.endsWith('Helm release "cassandra" sets createNamespace; the namespace must be an owned resource.'));
         // No policy fell back to the engine's "can't run during preview" advisory.
@@ -42,7 +49,10 @@ describe("the served pack", () => {
     it("sees through secrets", async () => {
         const release = withProp(cassandraRelease(), ["values", "cassandra", "serviceRolePassword"], secret("ch@ng3m3"));
         const found = await analyze(pack, release);
-        assert.deepEqual(found.map((d) => d.policy), ["cassandra-password-set"]);
+        assert.deepEqual(
+            found.map((d) => d.policy),
+            ["cassandra-password-set"],
+        );
     });
 
     it("reports nothing on the compliant control and compute planes", async () => {
@@ -61,6 +71,9 @@ describe("the served pack", () => {
         const off = (await runDev({ adminIssuerProxy: { enabled: false } })).resources.map(fromRecordedWire);
         assert.deepEqual(await analyzeStack(pack, off), []);
         const withoutRevocation = off.filter((r) => !r.type.endsWith("GrantRevocation"));
-        assert.deepEqual((await analyzeStack(pack, withoutRevocation)).map((d) => `${d.policy}/${d.level}`), ["admin-issuer-grant-revoked/mandatory"]);
+        assert.deepEqual(
+            (await analyzeStack(pack, withoutRevocation)).map((d) => `${d.policy}/${d.level}`),
+            ["admin-issuer-grant-revoked/mandatory"],
+        );
     });
 });

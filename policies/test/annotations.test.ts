@@ -2,8 +2,22 @@ import { describe, it } from "node:test";
 import { podAnnotationValuesAreStrings } from "../rules/pod-annotation-values-are-strings";
 import { podAnnotationsNoChartManagedKeys } from "../rules/pod-annotations-no-chart-managed-keys";
 import { podAnnotationsReservedPrefix } from "../rules/pod-annotations-reserved-prefix";
-import { assertHasResourceViolation, assertNoResourceViolations, createResourceValidationArgs as args, UNKNOWN_FROM_ENGINE } from "./support/args";
-import { ALL_FIXTURES, apiRelease, CHECKSUM_KEY, essRelease, natsAuthCalloutRelease, natsRelease, openbaoRelease, withProp } from "./support/fixtures";
+import {
+    assertHasResourceViolation,
+    assertNoResourceViolations,
+    createResourceValidationArgs as args,
+    UNKNOWN_FROM_ENGINE,
+} from "./support/args";
+import {
+    ALL_FIXTURES,
+    apiRelease,
+    CHECKSUM_KEY,
+    essRelease,
+    natsAuthCalloutRelease,
+    natsRelease,
+    openbaoRelease,
+    withProp,
+} from "./support/fixtures";
 
 const annotation = (chartKey: string, key: string) => ["values", chartKey, "podAnnotations", key];
 
@@ -15,7 +29,11 @@ describe("pod-annotation-values-are-strings", () => {
     });
 
     it("flags a number", async () => {
-        await assertHasResourceViolation(policy, args(withProp(essRelease(), annotation("ess", "example.com/port"), 8080)), 'ess.podAnnotations["example.com/port"] is not a string');
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(essRelease(), annotation("ess", "example.com/port"), 8080)),
+            'ess.podAnnotations["example.com/port"] is not a string',
+        );
     });
 
     it("flags a boolean in OpenBao's server annotations", async () => {
@@ -36,11 +54,19 @@ describe("pod-annotations-no-chart-managed-keys", () => {
     });
 
     it("flags checksum/config", async () => {
-        await assertHasResourceViolation(policy, args(withProp(apiRelease(), annotation("api", "checksum/config"), "x")), 'api.podAnnotations["checksum/config"] is managed by the chart');
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(apiRelease(), annotation("api", "checksum/config"), "x")),
+            'api.podAnnotations["checksum/config"] is managed by the chart',
+        );
     });
 
     it("flags vault.hashicorp.com keys", async () => {
-        await assertHasResourceViolation(policy, args(withProp(essRelease(), annotation("ess", "vault.hashicorp.com/role"), "x")), "vault.hashicorp.com/role");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(essRelease(), annotation("ess", "vault.hashicorp.com/role"), "x")),
+            "vault.hashicorp.com/role",
+        );
     });
 });
 
@@ -52,12 +78,24 @@ describe("pod-annotations-reserved-prefix", () => {
     });
 
     it("flags another key with the prefix on the auth callout", async () => {
-        const broken = withProp(natsAuthCalloutRelease(), annotation("natsAuthCalloutService", "nvcf.nvidia.com/nats-worker-auth-mode"), "token");
-        await assertHasResourceViolation(policy, args(broken), 'natsAuthCalloutService.podAnnotations["nvcf.nvidia.com/nats-worker-auth-mode"] uses the reserved prefix');
+        const broken = withProp(
+            natsAuthCalloutRelease(),
+            annotation("natsAuthCalloutService", "nvcf.nvidia.com/nats-worker-auth-mode"),
+            "token",
+        );
+        await assertHasResourceViolation(
+            policy,
+            args(broken),
+            'natsAuthCalloutService.podAnnotations["nvcf.nvidia.com/nats-worker-auth-mode"] uses the reserved prefix',
+        );
     });
 
     it("flags the checksum key on any other release", async () => {
-        await assertHasResourceViolation(policy, args(withProp(natsRelease(), annotation("nats", CHECKSUM_KEY), "x")), `nats.podAnnotations["${CHECKSUM_KEY}"]`);
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(natsRelease(), annotation("nats", CHECKSUM_KEY), "x")),
+            `nats.podAnnotations["${CHECKSUM_KEY}"]`,
+        );
     });
 
     it("flags the checksum key elsewhere in the auth callout's values", async () => {

@@ -14,7 +14,17 @@ import {
     runStackPolicy,
     UNKNOWN_FROM_ENGINE,
 } from "./support/args";
-import { ALL_FIXTURES, CASSANDRA_PASSWORD, cassandraRelease, changeStack, compliantStack, GPU_CLUSTER, openbaoRelease, REMOVE, withProp } from "./support/fixtures";
+import {
+    ALL_FIXTURES,
+    CASSANDRA_PASSWORD,
+    cassandraRelease,
+    changeStack,
+    compliantStack,
+    GPU_CLUSTER,
+    openbaoRelease,
+    REMOVE,
+    withProp,
+} from "./support/fixtures";
 
 const ROLE_PASSWORD = ["values", "cassandra", "serviceRolePassword"];
 const envEntry = (i: number, field: "name" | "value") => ["values", "openbao", "migrations", "env", i, field];
@@ -27,19 +37,35 @@ describe("cassandra-password-set", () => {
     });
 
     it("flags an unset service-role password", async () => {
-        await assertHasResourceViolation(policy, args(withProp(cassandraRelease(), ROLE_PASSWORD, REMOVE)), "cassandra.serviceRolePassword is not set");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(cassandraRelease(), ROLE_PASSWORD, REMOVE)),
+            "cassandra.serviceRolePassword is not set",
+        );
     });
 
     it("flags the chart default service-role password", async () => {
-        await assertHasResourceViolation(policy, args(withProp(cassandraRelease(), ROLE_PASSWORD, "ch@ng3m3")), "serviceRolePassword is the chart default");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(cassandraRelease(), ROLE_PASSWORD, "ch@ng3m3")),
+            "serviceRolePassword is the chart default",
+        );
     });
 
     it("flags the chart default DEFAULT_CASSANDRA_PASSWORD", async () => {
-        await assertHasResourceViolation(policy, args(withProp(openbaoRelease(), envEntry(0, "value"), "ch@ng3m3")), "DEFAULT_CASSANDRA_PASSWORD is the chart default");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(openbaoRelease(), envEntry(0, "value"), "ch@ng3m3")),
+            "DEFAULT_CASSANDRA_PASSWORD is the chart default",
+        );
     });
 
     it("flags an empty DEFAULT_CASSANDRA_PASSWORD", async () => {
-        await assertHasResourceViolation(policy, args(withProp(openbaoRelease(), envEntry(0, "value"), "")), "DEFAULT_CASSANDRA_PASSWORD is not set");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(openbaoRelease(), envEntry(0, "value"), "")),
+            "DEFAULT_CASSANDRA_PASSWORD is not set",
+        );
     });
 
     it("skips a password unknown during preview (a RandomPassword on the first install)", async () => {
@@ -57,12 +83,16 @@ describe("cassandra-passwords-match", () => {
     });
 
     it("flags a service-role password that differs from DEFAULT_CASSANDRA_PASSWORD", async () => {
-        const broken = changeStack(compliantStack(), cassandraRelease().name, (r) => withProp(r, ROLE_PASSWORD, "another-password-0123456789"));
+        const broken = changeStack(compliantStack(), cassandraRelease().name, (r) =>
+            withProp(r, ROLE_PASSWORD, "another-password-0123456789"),
+        );
         await assertHasStackViolation(policy, stack(broken), "differs from DEFAULT_CASSANDRA_PASSWORD", cassandraUrn);
     });
 
     it("never quotes either password", async () => {
-        const broken = changeStack(compliantStack(), cassandraRelease().name, (r) => withProp(r, ROLE_PASSWORD, "another-password-0123456789"));
+        const broken = changeStack(compliantStack(), cassandraRelease().name, (r) =>
+            withProp(r, ROLE_PASSWORD, "another-password-0123456789"),
+        );
         const [violation] = await runStackPolicy(policy, stack(broken));
         assert.ok(!violation.message.includes("another-password") && !violation.message.includes(CASSANDRA_PASSWORD));
     });
@@ -95,11 +125,19 @@ describe("openbao-migrations-env-complete", () => {
     });
 
     it("flags an ADMIN_CLIENT_ID other than ncp", async () => {
-        await assertHasResourceViolation(policy, args(withProp(openbaoRelease(), envEntry(2, "value"), "admin")), 'ADMIN_CLIENT_ID is "admin"');
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(openbaoRelease(), envEntry(2, "value"), "admin")),
+            'ADMIN_CLIENT_ID is "admin"',
+        );
     });
 
     it("flags a release without the list", async () => {
-        await assertHasResourceViolation(policy, args(withProp(openbaoRelease(), ["values", "openbao", "migrations", "env"], REMOVE)), "sets no openbao.migrations.env list");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(openbaoRelease(), ["values", "openbao", "migrations", "env"], REMOVE)),
+            "sets no openbao.migrations.env list",
+        );
     });
 
     it("skips entries whose names are unknown during preview", async () => {

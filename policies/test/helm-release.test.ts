@@ -19,7 +19,11 @@ describe("helm-release-pinned-and-named", () => {
     });
 
     it("flags a release without a version", async () => {
-        await assertHasResourceViolation(policy, args(withProp(essRelease(), ["version"], REMOVE)), 'Helm release "ess-api" pins no chart version');
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(essRelease(), ["version"], REMOVE)),
+            'Helm release "ess-api" pins no chart version',
+        );
     });
 
     it("flags a version range", async () => {
@@ -47,7 +51,11 @@ describe("helm-release-no-create-namespace", () => {
     });
 
     it("flags createNamespace: true", async () => {
-        await assertHasResourceViolation(policy, args(withProp(essRelease(), ["createNamespace"], true)), 'Helm release "ess-api" sets createNamespace');
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(essRelease(), ["createNamespace"], true)),
+            'Helm release "ess-api" sets createNamespace',
+        );
     });
 });
 
@@ -60,7 +68,11 @@ describe("helm-release-timeout", () => {
     });
 
     it("flags a bundle release below 900 s", async () => {
-        await assertHasResourceViolation(policy, args(withProp(essRelease(), ["timeout"], 600)), "timeout is 600 s; it must be at least the bundle's 900 s");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(essRelease(), ["timeout"], 600)),
+            "timeout is 600 s; it must be at least the bundle's 900 s",
+        );
     });
 
     it("flags a release without a timeout (the provider's 300 s default)", async () => {

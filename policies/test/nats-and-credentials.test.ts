@@ -1,7 +1,12 @@
 import { describe, it } from "node:test";
 import { natsTokenAuthWebhookUrl } from "../rules/nats-token-auth-webhook-url";
 import { registryCredentialsRawAuth } from "../rules/registry-credentials-raw-auth";
-import { assertHasResourceViolation, assertNoResourceViolations, createResourceValidationArgs as args, UNKNOWN_FROM_ENGINE } from "./support/args";
+import {
+    assertHasResourceViolation,
+    assertNoResourceViolations,
+    createResourceValidationArgs as args,
+    UNKNOWN_FROM_ENGINE,
+} from "./support/args";
 import { ALL_FIXTURES, apiRelease, natsRelease, openbaoRelease, RAW_AUTH, REMOVE, withProp } from "./support/fixtures";
 
 const WEBHOOK = ["values", "nats", "authCallout", "workerTokenAuth", "webhookUrl"];
@@ -17,7 +22,11 @@ describe("nats-token-auth-webhook-url", () => {
     });
 
     it("flags an empty webhook URL in token mode", async () => {
-        await assertHasResourceViolation(policy, args(withProp(natsRelease(), WEBHOOK, "  ")), "token mode needs nats.authCallout.workerTokenAuth.webhookUrl");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(natsRelease(), WEBHOOK, "  ")),
+            "token mode needs nats.authCallout.workerTokenAuth.webhookUrl",
+        );
     });
 
     it("flags a missing webhook URL in token mode", async () => {
@@ -43,7 +52,11 @@ describe("registry-credentials-raw-auth", () => {
 
     it("flags a base64 dockerconfigjson as account credential", async () => {
         const dockerconfig = base64(JSON.stringify({ auths: { "nvcr.io": { auth: RAW_AUTH } } }));
-        await assertHasResourceViolation(policy, args(withProp(apiRelease(), CREDENTIAL, dockerconfig)), "registry credential 0 (nvcr.io) decodes to JSON");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(apiRelease(), CREDENTIAL, dockerconfig)),
+            "registry credential 0 (nvcr.io) decodes to JSON",
+        );
     });
 
     it("flags a plain dockerconfigjson as account credential", async () => {
@@ -55,16 +68,28 @@ describe("registry-credentials-raw-auth", () => {
     });
 
     it("flags base64 of a key without user", async () => {
-        await assertHasResourceViolation(policy, args(withProp(apiRelease(), CREDENTIAL, base64("nvapi-key-only"))), "does not decode to user:password");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(apiRelease(), CREDENTIAL, base64("nvapi-key-only"))),
+            "does not decode to user:password",
+        );
     });
 
     it("flags the trailing newline of `echo | base64`", async () => {
-        await assertHasResourceViolation(policy, args(withProp(apiRelease(), CREDENTIAL, base64("$oauthtoken:key\n"))), "control characters");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(apiRelease(), CREDENTIAL, base64("$oauthtoken:key\n"))),
+            "control characters",
+        );
     });
 
     it("flags a dockerconfigjson sidecar secret", async () => {
         const dockerconfig = base64(JSON.stringify({ auths: {} }));
-        await assertHasResourceViolation(policy, args(withProp(openbaoRelease(), SIDECAR, dockerconfig)), "NVCF_API_SIDECARS_IMAGE_PULL_SECRET decodes to JSON");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(openbaoRelease(), SIDECAR, dockerconfig)),
+            "NVCF_API_SIDECARS_IMAGE_PULL_SECRET decodes to JSON",
+        );
     });
 
     it("accepts the empty sidecar secret of a stack without keys", async () => {

@@ -47,7 +47,10 @@ describe("the policy pack", () => {
             for (const path of [["values"], ...paths(resource.props)]) {
                 const unknown = withProp(resource, path, UNKNOWN_FROM_ENGINE);
                 for (const policy of RESOURCE_POLICIES) {
-                    await assert.doesNotReject(runResourcePolicy(policy, createResourceValidationArgs(unknown)), `${policy.name} at ${resource.name}.${path.join(".")}`);
+                    await assert.doesNotReject(
+                        runResourcePolicy(policy, createResourceValidationArgs(unknown)),
+                        `${policy.name} at ${resource.name}.${path.join(".")}`,
+                    );
                 }
             }
         }
@@ -59,7 +62,10 @@ describe("the policy pack", () => {
             for (const path of paths(resource.props)) {
                 const unknown: FixtureResource[] = stack.map((r) => (r === resource ? withProp(r, path, UNKNOWN_FROM_ENGINE) : r));
                 for (const policy of STACK_POLICIES) {
-                    await assert.doesNotReject(runStackPolicy(policy, createStackValidationArgs(unknown)), `${policy.name} at ${resource.name}.${path.join(".")}`);
+                    await assert.doesNotReject(
+                        runStackPolicy(policy, createStackValidationArgs(unknown)),
+                        `${policy.name} at ${resource.name}.${path.join(".")}`,
+                    );
                 }
             }
         }
@@ -68,6 +74,9 @@ describe("the policy pack", () => {
     it("still checks the known fields of a release whose values are unknown", async () => {
         const release = withProp(withProp(essRelease(), ["values"], UNKNOWN_FROM_ENGINE), ["createNamespace"], true);
         const violations = await runPack([release]);
-        assert.deepEqual(violations.map((v) => v.policy), ["helm-release-no-create-namespace"]);
+        assert.deepEqual(
+            violations.map((v) => v.policy),
+            ["helm-release-no-create-namespace"],
+        );
     });
 });

@@ -18,7 +18,12 @@ const packOn = (run: ProgramRun): Promise<Violation[]> => runPack(run.resources.
 const mandatory = (violations: Violation[]) => violations.filter((v) => v.level === "mandatory");
 /** Policy names with a violation, each once, sorted: what a test expects of a broken stack. */
 const policiesOf = (violations: Violation[]) => [...new Set(violations.map((v) => v.policy))].sort();
-const show = (violations: Violation[]) => JSON.stringify(violations.map((v) => `${v.policy}: ${v.message}`), null, 1);
+const show = (violations: Violation[]) =>
+    JSON.stringify(
+        violations.map((v) => `${v.policy}: ${v.message}`),
+        null,
+        1,
+    );
 
 describe("the pack on the program's stacks", () => {
     it("finds the repository's stack files", () => {
@@ -50,7 +55,10 @@ describe("the pack on the program's stacks", () => {
     // written, so the program's stack now passes, and the next test keeps the flagging covered.
     it("accepts adminIssuerProxy.enabled: false: the program declares the grant revocation", async () => {
         const run = await runDev({ adminIssuerProxy: { enabled: false } });
-        assert.ok(run.resources.some((r) => r.type.endsWith("GrantRevocation")), "the program declares a grant revocation");
+        assert.ok(
+            run.resources.some((r) => r.type.endsWith("GrantRevocation")),
+            "the program declares a grant revocation",
+        );
         const violations = await packOn(run);
         assert.deepEqual(mandatory(violations), [], show(violations));
     });
@@ -87,18 +95,31 @@ describe("the pack on the program's compute planes", () => {
     it("flags the KAIScheduler gate of a KAI scheduler installed outside the stack, unless the policy config lists it", async () => {
         const run = await withPlanes({ kaiSchedulerInstalled: true });
         const flagged = await packOn(run);
-        assert.deepEqual(flagged.map((v) => v.policy), ["kai-feature-gate-needs-kai-scheduler"], show(flagged));
+        assert.deepEqual(
+            flagged.map((v) => v.policy),
+            ["kai-feature-gate-needs-kai-scheduler"],
+            show(flagged),
+        );
         assert.match(flagged[0].message, /cluster gpu-b/);
         const config = { "kai-feature-gate-needs-kai-scheduler": { externalKaiSchedulerClusters: ["gpu-b"] } };
         assert.deepEqual(await runPack(run.resources.map(fromRecorded), config), []);
     });
 
     it("passes a plane with every add-on on; flags the Dynamo gate of a Dynamo operator outside the stack unless listed", async () => {
-        const all = { kaiScheduler: { enabled: true }, groveOperator: { enabled: true }, dynamoOperator: { enabled: true }, topologyAwareScheduling: { enabled: true } };
+        const all = {
+            kaiScheduler: { enabled: true },
+            groveOperator: { enabled: true },
+            dynamoOperator: { enabled: true },
+            topologyAwareScheduling: { enabled: true },
+        };
         assert.deepEqual(await packOn(await withPlanes({ addons: all })), []);
         const run = await withPlanes({ dynamoOperatorInstalled: true });
         const flagged = await packOn(run);
-        assert.deepEqual(flagged.map((v) => v.policy), ["kai-feature-gate-needs-kai-scheduler"], show(flagged));
+        assert.deepEqual(
+            flagged.map((v) => v.policy),
+            ["kai-feature-gate-needs-kai-scheduler"],
+            show(flagged),
+        );
         assert.match(flagged[0].message, /DynamoOperatorSupport, but cluster gpu-b/);
         const config = { "kai-feature-gate-needs-kai-scheduler": { externalDynamoOperatorClusters: ["gpu-b"] } };
         assert.deepEqual(await runPack(run.resources.map(fromRecorded), config), []);
@@ -106,11 +127,15 @@ describe("the pack on the program's compute planes", () => {
 
     it("flags an nvca-operator whose SMB CSI driver is gone", async () => {
         const run = await withPlanes();
-        const smb = (r: { type: string; inputs: Record<string, unknown>; urn: string }) => r.type.endsWith(":Release") && r.inputs.name === "csi-driver-smb" && r.urn.includes("gpu-b");
+        const smb = (r: { type: string; inputs: Record<string, unknown>; urn: string }) =>
+            r.type.endsWith(":Release") && r.inputs.name === "csi-driver-smb" && r.urn.includes("gpu-b");
         const violations = await runPack(run.resources.filter((r) => !smb(r)).map(fromRecorded));
-        assert.deepEqual(violations.map((v) => `${v.policy}: ${v.message}`), [
-            "nvca-operator-prerequisites: Release nvca-operator does not depend on the SMB CSI driver (release csi-driver-smb) of its cluster.",
-        ]);
+        assert.deepEqual(
+            violations.map((v) => `${v.policy}: ${v.message}`),
+            [
+                "nvca-operator-prerequisites: Release nvca-operator does not depend on the SMB CSI driver (release csi-driver-smb) of its cluster.",
+            ],
+        );
     });
 });
 
@@ -127,7 +152,11 @@ describe("the pack on deliberately broken settings (releases overrides bypass th
             api: { values: { api: { podAnnotations: { "checksum/config": "x" } } } },
             nats: { values: { nats: { podAnnotations: { "nvcf.nvidia.com/nats-worker-auth-mode": "token" } } } },
         });
-        assert.deepEqual(policiesOf(violations), ["pod-annotations-no-chart-managed-keys", "pod-annotations-reserved-prefix"], show(violations));
+        assert.deepEqual(
+            policiesOf(violations),
+            ["pod-annotations-no-chart-managed-keys", "pod-annotations-reserved-prefix"],
+            show(violations),
+        );
     });
 
     it("an annotation value that is not a string", async () => {
@@ -136,12 +165,17 @@ describe("the pack on deliberately broken settings (releases overrides bypass th
     });
 
     it("an incomplete openbao.migrations.env list", async () => {
-        const violations = await broken({ "openbao-server": { values: { openbao: { migrations: { env: [{ name: "ADMIN_CLIENT_ID", value: "ncp" }] } } } } });
+        const violations = await broken({
+            "openbao-server": { values: { openbao: { migrations: { env: [{ name: "ADMIN_CLIENT_ID", value: "ncp" }] } } } },
+        });
         assert.deepEqual(policiesOf(violations), ["openbao-migrations-env-complete"], show(violations));
     });
 
     it("an empty NATS webhook in token mode", async () => {
-        const violations = await broken({ nats: { values: { nats: { authCallout: { workerTokenAuth: { webhookUrl: "" } } } } } }, { nats: { workerAuth: "token" } });
+        const violations = await broken(
+            { nats: { values: { nats: { authCallout: { workerTokenAuth: { webhookUrl: "" } } } } } },
+            { nats: { workerAuth: "token" } },
+        );
         assert.deepEqual(policiesOf(violations), ["nats-token-auth-webhook-url"], show(violations));
     });
 

@@ -43,7 +43,12 @@ describe("admin-issuer-grant-revoked", () => {
     });
 
     it("flags a stack without the proxy and without a revocation", async () => {
-        await assertHasStackViolation(policy, stack(without(adminIssuerProxyRelease().name)), "no OpenBao grant revocation", fixtureUrn(openbaoRelease()));
+        await assertHasStackViolation(
+            policy,
+            stack(without(adminIssuerProxyRelease().name)),
+            "no OpenBao grant revocation",
+            fixtureUrn(openbaoRelease()),
+        );
     });
 
     it("passes a stack without the proxy that revokes the grant", async () => {
@@ -65,20 +70,38 @@ describe("nvca-operator-prerequisites", () => {
     });
 
     it("accepts prerequisites reached through another dependency", async () => {
-        const chained = changeStack(withDependencies([smbUrn]), smbRelease().name, (r) => ({ ...r, dependencies: [registrationUrn, tunerUrn] }));
+        const chained = changeStack(withDependencies([smbUrn]), smbRelease().name, (r) => ({
+            ...r,
+            dependencies: [registrationUrn, tunerUrn],
+        }));
         await assertNoStackViolations(policy, stack(chained));
     });
 
     it("flags a missing dependency on the cluster registration", async () => {
-        await assertHasStackViolation(policy, stack(withDependencies([smbUrn, tunerUrn])), "does not depend on a cluster registration", operatorUrn);
+        await assertHasStackViolation(
+            policy,
+            stack(withDependencies([smbUrn, tunerUrn])),
+            "does not depend on a cluster registration",
+            operatorUrn,
+        );
     });
 
     it("flags a missing dependency on the SMB CSI driver", async () => {
-        await assertHasStackViolation(policy, stack(withDependencies([registrationUrn, tunerUrn])), "does not depend on the SMB CSI driver", operatorUrn);
+        await assertHasStackViolation(
+            policy,
+            stack(withDependencies([registrationUrn, tunerUrn])),
+            "does not depend on the SMB CSI driver",
+            operatorUrn,
+        );
     });
 
     it("flags a missing dependency on the inotify tuner", async () => {
-        await assertHasStackViolation(policy, stack(withDependencies([registrationUrn, smbUrn])), "does not depend on the inotify tuner", operatorUrn);
+        await assertHasStackViolation(
+            policy,
+            stack(withDependencies([registrationUrn, smbUrn])),
+            "does not depend on the inotify tuner",
+            operatorUrn,
+        );
     });
 
     it("flags an SMB CSI driver of another cluster", async () => {
@@ -111,12 +134,21 @@ describe("kai-feature-gate-needs-kai-scheduler", () => {
     });
 
     it("flags the gate without a kai-scheduler release", async () => {
-        await assertHasStackViolation(policy, stack(without(kaiRelease().name)), "enables KAIScheduler, but cluster gpu-a has no kai-scheduler", operatorUrn);
+        await assertHasStackViolation(
+            policy,
+            stack(without(kaiRelease().name)),
+            "enables KAIScheduler, but cluster gpu-a has no kai-scheduler",
+            operatorUrn,
+        );
     });
 
     it("accepts a KAI scheduler installed outside the stack when the config lists the cluster", async () => {
         await assertNoStackViolations(policy, stack(without(kaiRelease().name), { externalKaiSchedulerClusters: ["gpu-a"] }));
-        await assertHasStackViolation(policy, stack(without(kaiRelease().name), { externalKaiSchedulerClusters: ["gpu-b"] }), "cluster gpu-a");
+        await assertHasStackViolation(
+            policy,
+            stack(without(kaiRelease().name), { externalKaiSchedulerClusters: ["gpu-b"] }),
+            "cluster gpu-a",
+        );
     });
 
     it("flags the gate when KAI is on another cluster", async () => {
@@ -132,7 +164,9 @@ describe("kai-feature-gate-needs-kai-scheduler", () => {
     });
 
     it("skips feature gates unknown during preview", async () => {
-        const unknown = changeStack(without(kaiRelease().name), nvcaOperatorRelease().name, (r) => withProp(r, ["values"], UNKNOWN_FROM_ENGINE));
+        const unknown = changeStack(without(kaiRelease().name), nvcaOperatorRelease().name, (r) =>
+            withProp(r, ["values"], UNKNOWN_FROM_ENGINE),
+        );
         await assertNoStackViolations(policy, stack(unknown));
     });
 
@@ -147,12 +181,20 @@ describe("kai-feature-gate-needs-kai-scheduler", () => {
         });
 
         it("flags the gate without a dynamo-operator release, unless the config lists the cluster", async () => {
-            await assertHasStackViolation(policy, stack(withDynamoGate(compliantStack())), "enables DynamoOperatorSupport, but cluster gpu-a has no dynamo-operator", operatorUrn);
+            await assertHasStackViolation(
+                policy,
+                stack(withDynamoGate(compliantStack())),
+                "enables DynamoOperatorSupport, but cluster gpu-a has no dynamo-operator",
+                operatorUrn,
+            );
             await assertNoStackViolations(policy, stack(withDynamoGate(compliantStack()), { externalDynamoOperatorClusters: ["gpu-a"] }));
         });
 
         it("flags the gate when Dynamo is on another cluster", async () => {
-            const elsewhere = changeStack([...compliantStack(), dynamoRelease()], dynamoRelease().name, (r) => ({ ...r, provider: CONTROL_CLUSTER }));
+            const elsewhere = changeStack([...compliantStack(), dynamoRelease()], dynamoRelease().name, (r) => ({
+                ...r,
+                provider: CONTROL_CLUSTER,
+            }));
             await assertHasStackViolation(policy, stack(withDynamoGate(elsewhere)), "enables DynamoOperatorSupport", operatorUrn);
         });
     });
@@ -171,7 +213,12 @@ describe("cert-manager-only-when-enabled", () => {
     });
 
     it("flags a cert-manager release without the stack's own namespace (an external cert-manager)", async () => {
-        await assertHasStackViolation(policy, stack(without(namespace("cert-manager").name)), "certManager.enabled is false", certManagerUrn);
+        await assertHasStackViolation(
+            policy,
+            stack(without(namespace("cert-manager").name)),
+            "certManager.enabled is false",
+            certManagerUrn,
+        );
     });
 
     it("follows certManagerEnabled from the policy config over the namespace", async () => {

@@ -1,8 +1,22 @@
 import { describe, it } from "node:test";
 import { noLatestImageTag } from "../rules/no-latest-image-tag";
 import { privilegedOnlyInotifyTuner } from "../rules/privileged-only-inotify-tuner";
-import { assertHasResourceViolation, assertNoResourceViolations, createResourceValidationArgs as args, UNKNOWN_FROM_ENGINE } from "./support/args";
-import { ALL_FIXTURES, deployment, essRelease, inotifyTuner, openbaoRelease, otelCollectorRelease, REMOVE, withProp } from "./support/fixtures";
+import {
+    assertHasResourceViolation,
+    assertNoResourceViolations,
+    createResourceValidationArgs as args,
+    UNKNOWN_FROM_ENGINE,
+} from "./support/args";
+import {
+    ALL_FIXTURES,
+    deployment,
+    essRelease,
+    inotifyTuner,
+    openbaoRelease,
+    otelCollectorRelease,
+    REMOVE,
+    withProp,
+} from "./support/fixtures";
 
 const POD = ["spec", "template", "spec"];
 const TUNER_INIT = [...POD, "initContainers", 0];
@@ -16,11 +30,19 @@ describe("privileged-only-inotify-tuner", () => {
     });
 
     it("flags a privileged container elsewhere", async () => {
-        await assertHasResourceViolation(policy, args(withProp(deployment(), [...APP, "securityContext", "privileged"], true)), "Deployment nvcf/example: container app is privileged");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(deployment(), [...APP, "securityContext", "privileged"], true)),
+            "Deployment nvcf/example: container app is privileged",
+        );
     });
 
     it("flags hostPID elsewhere", async () => {
-        await assertHasResourceViolation(policy, args(withProp(deployment(), [...POD, "hostPID"], true)), "Deployment nvcf/example sets hostPID");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(deployment(), [...POD, "hostPID"], true)),
+            "Deployment nvcf/example sets hostPID",
+        );
     });
 
     it("flags the tuner moved out of kube-system", async () => {
@@ -29,12 +51,19 @@ describe("privileged-only-inotify-tuner", () => {
     });
 
     it("flags a renamed tuner", async () => {
-        const renamed = withProp(withProp(inotifyTuner(), ["metadata", "name"], "node-tuning"), TUNER_INIT, { name: "set-sysctl", image: "busybox:1.36" });
+        const renamed = withProp(withProp(inotifyTuner(), ["metadata", "name"], "node-tuning"), TUNER_INIT, {
+            name: "set-sysctl",
+            image: "busybox:1.36",
+        });
         await assertHasResourceViolation(policy, args(renamed), "DaemonSet kube-system/node-tuning sets hostPID");
     });
 
     it("checks a bare Pod too", async () => {
-        const pod = { ...deployment(), type: "kubernetes:core/v1:Pod", props: { metadata: { name: "debug", namespace: "nvcf" }, spec: { hostPID: true, containers: [] } } };
+        const pod = {
+            ...deployment(),
+            type: "kubernetes:core/v1:Pod",
+            props: { metadata: { name: "debug", namespace: "nvcf" }, spec: { hostPID: true, containers: [] } },
+        };
         await assertHasResourceViolation(policy, args(pod), "Pod nvcf/debug sets hostPID");
     });
 
@@ -53,25 +82,40 @@ describe("no-latest-image-tag", () => {
     });
 
     it("flags a container image without a tag", async () => {
-        await assertHasResourceViolation(policy, args(withProp(deployment(), [...APP, "image"], "localhost:5000/nvcf/example")), '"localhost:5000/nvcf/example" has no tag');
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(deployment(), [...APP, "image"], "localhost:5000/nvcf/example")),
+            '"localhost:5000/nvcf/example" has no tag',
+        );
     });
 
     it("flags the tuner's init container on latest", async () => {
-        await assertHasResourceViolation(policy, args(withProp(inotifyTuner(), [...TUNER_INIT, "image"], "busybox:latest")), "uses the latest tag");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(inotifyTuner(), [...TUNER_INIT, "image"], "busybox:latest")),
+            "uses the latest tag",
+        );
     });
 
     it("flags tag: latest in release values", async () => {
-        await assertHasResourceViolation(policy, args(withProp(essRelease(), ["values", "ess", "image", "tag"], "latest")), "ess-api\": ess.image.tag is latest");
+        await assertHasResourceViolation(
+            policy,
+            args(withProp(essRelease(), ["values", "ess", "image", "tag"], "latest")),
+            'ess-api": ess.image.tag is latest',
+        );
     });
 
     it("flags tag: latest of an agentImage", async () => {
-        const broken = withProp(openbaoRelease(), ["values", "openbao", "injector", "agentImage"], { repository: "nvidia/nvcf/nvcf-openbao", tag: "latest" });
+        const broken = withProp(openbaoRelease(), ["values", "openbao", "injector", "agentImage"], {
+            repository: "nvidia/nvcf/nvcf-openbao",
+            tag: "latest",
+        });
         await assertHasResourceViolation(policy, args(broken), "openbao.injector.agentImage.tag is latest");
     });
 
     it("flags a full image reference in values without a tag", async () => {
         const broken = withProp(otelCollectorRelease(), ["values", "image"], "ghcr.io/open-telemetry/opentelemetry-collector-contrib");
-        await assertHasResourceViolation(policy, args(broken), "image \"ghcr.io/open-telemetry/opentelemetry-collector-contrib\" has no tag");
+        await assertHasResourceViolation(policy, args(broken), 'image "ghcr.io/open-telemetry/opentelemetry-collector-contrib" has no tag');
     });
 
     it("leaves an image map without a tag to the chart's pinned appVersion", async () => {

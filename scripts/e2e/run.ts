@@ -25,11 +25,11 @@ function main(argv: readonly string[]): number {
         return 1;
     }
     const root = path.resolve(__dirname, "..", "..");
-    const res = spawnSync(
-        process.execPath,
-        ["--import", "tsx", "--test", "--test-reporter=spec", "test/e2e/*.test.ts"],
-        { cwd: root, stdio: "inherit", env: { ...process.env, NVCF_E2E: "1" } },
-    );
+    const res = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", "test/e2e/*.test.ts"], {
+        cwd: root,
+        stdio: "inherit",
+        env: { ...process.env, NVCF_E2E: "1" },
+    });
     if (res.error) throw res.error;
     return res.status ?? 1;
 }

@@ -80,7 +80,10 @@ export function required(name: string, value: string | undefined): string {
 
 /** `--assume-secret a --assume-secret b,c` → [a, b, c]. */
 export function list(values: readonly string[] | undefined): string[] {
-    return (values ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== "");
+    return (values ?? [])
+        .flatMap((v) => v.split(","))
+        .map((v) => v.trim())
+        .filter((v) => v !== "");
 }
 
 /** Writes the whole file or nothing: a reader never sees half a render. */

@@ -74,12 +74,7 @@ let running: Promise<unknown> = Promise.resolve();
  */
 const runs = new Map<string, Promise<ProgramRun & { error?: unknown }>>();
 
-function execute(
-    config: StackConfig,
-    secretKeys: string[],
-    stack: string,
-    root: string,
-): Promise<ProgramRun & { error?: unknown }> {
+function execute(config: StackConfig, secretKeys: string[], stack: string, root: string): Promise<ProgramRun & { error?: unknown }> {
     const key = root === REPO_ROOT ? runKey(config, secretKeys, stack) : undefined;
     const cached = key === undefined ? undefined : runs.get(key);
     if (cached) return cached;
@@ -95,7 +90,10 @@ function execute(
  * their order, as the program sees it in each value's JSON.
  */
 function runKey(config: StackConfig, secretKeys: readonly string[], stack: string): string {
-    const sorted = Object.keys(config).filter((k) => config[k] !== undefined).sort().map((k) => [k, config[k]]);
+    const sorted = Object.keys(config)
+        .filter((k) => config[k] !== undefined)
+        .sort()
+        .map((k) => [k, config[k]]);
     return JSON.stringify([sorted, [...new Set(secretKeys)].sort(), stack]);
 }
 

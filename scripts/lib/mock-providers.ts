@@ -22,7 +22,10 @@ export function mockState(type: string, inputs: Record<string, unknown>): Record
         case "random:index/randomPassword:RandomPassword":
             return { ...inputs, result: "generated-cassandra-password" };
         case "kubernetes:gateway.networking.k8s.io/v1:Gateway":
-            return { ...inputs, status: { addresses: [{ type: "Hostname", value: "k8s-gateway-0123456789.elb.us-west-2.amazonaws.com" }] } };
+            return {
+                ...inputs,
+                status: { addresses: [{ type: "Hostname", value: "k8s-gateway-0123456789.elb.us-west-2.amazonaws.com" }] },
+            };
         case "pulumi-nodejs:dynamic/nvcf:ClusterRegistration":
             return {
                 ...inputs,

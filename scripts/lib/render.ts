@@ -51,17 +51,15 @@ export function toRenderedStack(
         if (urns.has(r.urn)) throw new pulumi.RunError(`Duplicate resource URN '${r.urn}'; try giving it a unique name`);
         urns.add(r.urn);
     }
-    const resources = recorded.map(
-        (r): RenderedResource => ({
-            urn: r.urn,
-            type: r.type,
-            name: r.name,
-            parent: r.parent === "" ? null : r.parent,
-            provider: providerUrn(r.provider, urns),
-            dependsOn: [...new Set(r.dependencies)].sort(compareStrings),
-            inputs: condenseDynamicProvider(r.type, redact(r.rawInputs) as Record<string, unknown>),
-        }),
-    );
+    const resources = recorded.map((r): RenderedResource => ({
+        urn: r.urn,
+        type: r.type,
+        name: r.name,
+        parent: r.parent === "" ? null : r.parent,
+        provider: providerUrn(r.provider, urns),
+        dependsOn: [...new Set(r.dependencies)].sort(compareStrings),
+        inputs: condenseDynamicProvider(r.type, redact(r.rawInputs) as Record<string, unknown>),
+    }));
     resources.sort((a, b) => compareStrings(a.urn, b.urn));
     return { stack: id.stack, project: id.project, resources };
 }

@@ -17,7 +17,10 @@ function forcingPaths(type: string, before: Record<string, unknown>, after: Reco
         return pinned ? [["clusterIdentifier"]] : [["kubeconfig"], ["context"]];
     }
     if (type.startsWith("kubernetes:")) {
-        const paths: PathPart[][] = [["metadata", "name"], ["metadata", "namespace"]];
+        const paths: PathPart[][] = [
+            ["metadata", "name"],
+            ["metadata", "namespace"],
+        ];
         if (type === "kubernetes:core/v1:Secret") paths.push(["type"]);
         return paths;
     }

@@ -54,7 +54,9 @@ function settingsInternals(): SettingsInternals {
     const s = settings as unknown as Partial<SettingsInternals>;
     for (const name of ["getMonitor", "waitForRPCs"] as const) {
         if (typeof s[name] !== "function") {
-            throw new Error(`@pulumi/pulumi/runtime/settings no longer exports ${name}; the mock engine needs it (scripts/lib/sdk-internals.ts)`);
+            throw new Error(
+                `@pulumi/pulumi/runtime/settings no longer exports ${name}; the mock engine needs it (scripts/lib/sdk-internals.ts)`,
+            );
         }
     }
     return s as SettingsInternals;
@@ -93,7 +95,8 @@ export interface MonitorWatch {
 export function watchMonitor(hooks: MonitorHooks): MonitorWatch {
     const monitor = mockMonitor();
     let outstanding = 0;
-    const wrap = <Req, Res>(call: (req: Req, cb: Callback<Res>) => unknown, done: (req: Req, res: Res | undefined) => void) =>
+    const wrap =
+        <Req, Res>(call: (req: Req, cb: Callback<Res>) => unknown, done: (req: Req, res: Res | undefined) => void) =>
         (req: Req, cb: Callback<Res>) => {
             outstanding++;
             call(req, (err, res) => {

@@ -108,14 +108,24 @@ export class LocalCluster {
         const etcd = this.start(
             this.tools.etcd,
             [
-                "--name=e2e", `--data-dir=${D}/etcd`,
-                `--listen-client-urls=http://127.0.0.1:${cp}`, `--advertise-client-urls=http://127.0.0.1:${cp}`,
-                `--listen-peer-urls=http://127.0.0.1:${pp}`, `--initial-advertise-peer-urls=http://127.0.0.1:${pp}`,
-                `--initial-cluster=e2e=http://127.0.0.1:${pp}`, "--unsafe-no-fsync", "--log-level=warn",
+                "--name=e2e",
+                `--data-dir=${D}/etcd`,
+                `--listen-client-urls=http://127.0.0.1:${cp}`,
+                `--advertise-client-urls=http://127.0.0.1:${cp}`,
+                `--listen-peer-urls=http://127.0.0.1:${pp}`,
+                `--initial-advertise-peer-urls=http://127.0.0.1:${pp}`,
+                `--initial-cluster=e2e=http://127.0.0.1:${pp}`,
+                "--unsafe-no-fsync",
+                "--log-level=warn",
             ],
             "etcd.log",
         );
-        await waitFor("etcd", 30_000, async () => (await get(`http://127.0.0.1:${cp}/health`)).status === 200, () => etcd.exitCode === null);
+        await waitFor(
+            "etcd",
+            30_000,
+            async () => (await get(`http://127.0.0.1:${cp}/health`)).status === 200,
+            () => etcd.exitCode === null,
+        );
 
         const { privateKey, publicKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 });
         fs.writeFileSync(`${D}/sa.key`, privateKey.export({ type: "pkcs8", format: "pem" }));
@@ -125,13 +135,21 @@ export class LocalCluster {
         const apiserver = this.start(
             this.tools.kubeApiserver,
             [
-                `--etcd-servers=http://127.0.0.1:${cp}`, "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
-                `--secure-port=${ap}`, `--cert-dir=${D}/pki`, "--service-cluster-ip-range=10.0.0.0/24",
+                `--etcd-servers=http://127.0.0.1:${cp}`,
+                "--bind-address=127.0.0.1",
+                "--advertise-address=127.0.0.1",
+                `--secure-port=${ap}`,
+                `--cert-dir=${D}/pki`,
+                "--service-cluster-ip-range=10.0.0.0/24",
                 "--service-account-issuer=https://kubernetes.default.svc",
-                `--service-account-key-file=${D}/sa.pub`, `--service-account-signing-key-file=${D}/sa.key`,
-                `--token-auth-file=${D}/tokens.csv`, "--authorization-mode=RBAC",
-                "--disable-admission-plugins=ServiceAccount", "--enable-garbage-collector=false",
-                "--endpoint-reconciler-type=none", "--allow-privileged=true",
+                `--service-account-key-file=${D}/sa.pub`,
+                `--service-account-signing-key-file=${D}/sa.key`,
+                `--token-auth-file=${D}/tokens.csv`,
+                "--authorization-mode=RBAC",
+                "--disable-admission-plugins=ServiceAccount",
+                "--enable-garbage-collector=false",
+                "--endpoint-reconciler-type=none",
+                "--allow-privileged=true",
             ],
             "apiserver.log",
         );
@@ -139,7 +157,9 @@ export class LocalCluster {
         await waitFor(
             "kube-apiserver",
             120_000,
-            async () => (await get(`${server}/readyz`, { headers: { Authorization: `Bearer ${token}` }, rejectUnauthorized: false })).status === 200,
+            async () =>
+                (await get(`${server}/readyz`, { headers: { Authorization: `Bearer ${token}` }, rejectUnauthorized: false })).status ===
+                200,
             () => apiserver.exitCode === null,
         );
         const ca = fs.readFileSync(`${D}/pki/apiserver.crt`).toString("base64");

@@ -33,8 +33,21 @@ const GPU = "gpu-e2e";
 const CONTROLLER_NS = "envoy-gateway-system";
 /** Every namespace the stack owns with this config (control plane + one compute plane with every add-on). */
 const STACK_NAMESPACES = [
-    "monitoring", "nats-system", "cert-manager", "vault-system", "cassandra-system", "api-keys", "sis", "nvcf", "ess",
-    "nvca-operator", "nvca-system", "nvcf-backend", "kai-scheduler", "grove-system", "dynamo-system",
+    "monitoring",
+    "nats-system",
+    "cert-manager",
+    "vault-system",
+    "cassandra-system",
+    "api-keys",
+    "sis",
+    "nvcf",
+    "ess",
+    "nvca-operator",
+    "nvca-system",
+    "nvcf-backend",
+    "kai-scheduler",
+    "grove-system",
+    "dynamo-system",
 ];
 /** The compute-plane bundle's add-ons, all on for the GPU plane. */
 const ADDON_SWITCHES = {
@@ -127,8 +140,7 @@ function findAll(doc: unknown, pred: (key: string, value: unknown) => boolean, o
             if (pred(String(i), d)) out.push(d);
             findAll(d, pred, out);
         });
-    }
-    else if (doc && typeof doc === "object") {
+    } else if (doc && typeof doc === "object") {
         for (const [k, v] of Object.entries(doc)) {
             if (pred(k, v)) out.push(v);
             findAll(v, pred, out);
@@ -198,7 +210,10 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         // (the dynamic-provider host, shipped in @pulumi/pulumi) on PATH; nothing is downloaded.
         const pluginDir = path.join(work, "bin");
         fs.mkdirSync(pluginDir);
-        fs.symlinkSync(path.join(REPO, "node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"), path.join(pluginDir, "pulumi-resource-pulumi-nodejs"));
+        fs.symlinkSync(
+            path.join(REPO, "node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"),
+            path.join(pluginDir, "pulumi-resource-pulumi-nodejs"),
+        );
         const kubeconfigFile = path.join(work, "kubeconfig");
         fs.writeFileSync(kubeconfigFile, kubeconfig, { mode: 0o600 });
         const state = path.join(work, "state");
@@ -234,7 +249,10 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             // The compute plane: the add-ons by their needs; the operator after them too.
             for (const [name, needs] of addonDependencies(ADDONS)) deps[name] = needs;
             deps["nvca-operator"] = [...enabled.map((e) => e.name), "csi-driver-smb", ...ADDON_RELEASES];
-            fs.writeFileSync(process.env.E2E_BENCH_OUT, JSON.stringify({ timings, installMs: Object.fromEntries(benchInstallMs), deps }, null, 2));
+            fs.writeFileSync(
+                process.env.E2E_BENCH_OUT,
+                JSON.stringify({ timings, installMs: Object.fromEntries(benchInstallMs), deps }, null, 2),
+            );
         }
         // Best effort: a failed run still tears down what it can, then the processes always stop.
         try {
@@ -270,12 +288,21 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
                     // The provider deletes in the foreground: the GC would clear foregroundDeletion.
                     if ((ns.metadata.finalizers ?? []).length > 0) {
                         await kube
-                            .request("PATCH", `/api/v1/namespaces/${ns.metadata.name}`, { metadata: { finalizers: null } }, "application/merge-patch+json")
+                            .request(
+                                "PATCH",
+                                `/api/v1/namespaces/${ns.metadata.name}`,
+                                { metadata: { finalizers: null } },
+                                "application/merge-patch+json",
+                            )
                             .catch(() => undefined);
                     }
                     if ((ns.spec?.finalizers ?? []).length > 0) {
                         await kube
-                            .request("PUT", `/api/v1/namespaces/${ns.metadata.name}/finalize`, { ...ns, metadata: { ...ns.metadata, finalizers: [] }, spec: { ...ns.spec, finalizers: [] } })
+                            .request("PUT", `/api/v1/namespaces/${ns.metadata.name}/finalize`, {
+                                ...ns,
+                                metadata: { ...ns.metadata, finalizers: [] },
+                                spec: { ...ns.spec, finalizers: [] },
+                            })
                             .catch(() => undefined);
                     }
                 }
@@ -315,8 +342,23 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             .filter((r: any) => r.type === "kubernetes:helm.sh/v3:Release")
             .map((r: any) => ({ name: r.inputs.name, namespace: r.inputs.namespace }));
         benchInstallMs = installMs;
-        for (const must of ["nats", "openbao-server", "cassandra", "api", "admin-issuer-proxy", "ingress", "function-autoscaler", "otel-collector", "csi-driver-smb", ...ADDON_RELEASES, "nvca-operator"]) {
-            assert.ok(releases.some((r) => r.name === must), `release ${must} declared`);
+        for (const must of [
+            "nats",
+            "openbao-server",
+            "cassandra",
+            "api",
+            "admin-issuer-proxy",
+            "ingress",
+            "function-autoscaler",
+            "otel-collector",
+            "csi-driver-smb",
+            ...ADDON_RELEASES,
+            "nvca-operator",
+        ]) {
+            assert.ok(
+                releases.some((r) => r.name === must),
+                `release ${must} declared`,
+            );
         }
     });
 
@@ -345,7 +387,10 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         const pod = ds.spec.template.spec;
         assert.equal(pod.hostPID, true);
         assert.equal(pod.priorityClassName, "system-node-critical");
-        assert.ok(pod.tolerations.some((t: any) => t.operator === "Exists" && !t.key), "tolerates every taint");
+        assert.ok(
+            pod.tolerations.some((t: any) => t.operator === "Exists" && !t.key),
+            "tolerates every taint",
+        );
         const init = pod.initContainers[0];
         assert.equal(init.securityContext.privileged, true);
         const script = [...(init.command ?? []), ...(init.args ?? [])].join(" ");
@@ -369,7 +414,10 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         // The add-ons by the bundle's needs (the topology after its scheduler, Grove's binding after both).
         for (const [name, needs] of [...deps, ...addonDependencies(ADDONS)]) {
             for (const need of needs) {
-                assert.ok(nanos(byName.get(need)!.firstDeployed) < nanos(byName.get(name)!.firstDeployed), `${name} installed after ${need}`);
+                assert.ok(
+                    nanos(byName.get(need)!.firstDeployed) < nanos(byName.get(name)!.firstDeployed),
+                    `${name} installed after ${need}`,
+                );
             }
         }
         // The operator waits for its cluster's prerequisites and the whole control plane.
@@ -389,10 +437,13 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         }
         const all = [...values.values()];
         const serviceRole = findAll(all, (k) => k === "serviceRolePassword");
-        const envEntries = findAll(all, (_k, v) => !!v && typeof v === "object" && (v as any).name === "DEFAULT_CASSANDRA_PASSWORD") as { value: string }[];
+        const envEntries = findAll(all, (_k, v) => !!v && typeof v === "object" && (v as any).name === "DEFAULT_CASSANDRA_PASSWORD") as {
+            value: string;
+        }[];
         assert.deepEqual(serviceRole, [CASSANDRA_PASSWORD], "cassandra.serviceRolePassword");
         assert.ok(envEntries.length > 0, "DEFAULT_CASSANDRA_PASSWORD set");
-        for (const e of envEntries) assert.equal(e.value, CASSANDRA_PASSWORD, "DEFAULT_CASSANDRA_PASSWORD equals the service-role password");
+        for (const e of envEntries)
+            assert.equal(e.value, CASSANDRA_PASSWORD, "DEFAULT_CASSANDRA_PASSWORD equals the service-role password");
         assert.equal(values.get("nats").nats?.workerAuth ?? "nkey", "nkey", "NATS worker auth");
         assert.equal(values.get("api").api?.natsWorkerAuth ?? "nkey", "nkey", "api NATS worker auth");
 
@@ -420,7 +471,10 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         assert.equal(registered.length, 1, "one registration");
         assert.deepEqual(JSON.parse(registered[0].jwks), JSON.parse(jwks.text));
         assert.equal(registered[0].oidcIssuer, discovery.issuer);
-        assert.ok(fake.requests.some((r) => r.method === "POST" && r.path === "/v1/admin/keys"), "admin token minted through the issuer proxy route");
+        assert.ok(
+            fake.requests.some((r) => r.method === "POST" && r.path === "/v1/admin/keys"),
+            "admin token minted through the issuer proxy route",
+        );
     });
 
     it("previews no change on an unchanged stack", { timeout: 5 * MIN }, async () => {
@@ -447,60 +501,79 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         }
     });
 
-    it("previews an annotation set with `config set --path` as exactly one release update, then applies it", { timeout: 10 * MIN }, async () => {
-        await cli.run(["config", "set", "--path", 'controlPlane.api.podAnnotations["e2e.example.com/revision"]', "2"]);
-        const doc = parseYaml(fs.readFileSync(stackFile(), "utf8")) as { config: Record<string, any> };
-        assert.deepEqual(doc.config["nvcf-self-managed:controlPlane"].api, { podAnnotations: { "e2e.example.com/revision": "2" } });
-        const res = await timed("preview (annotation)", () => cli.json<{ steps: any[] }>(["preview"]));
-        const updates = res.steps
-            .filter((st) => st.op === "update")
-            .map((st) => `${st.newState?.type} ${st.newState?.inputs?.name ?? st.urn}`)
-            // The engine also diffs the default pulumi-nodejs (dynamic) provider whenever stack
-            // config changes (it receives the stack's config); a provider, not a cluster object.
-            .filter((u) => !u.startsWith("pulumi:providers:pulumi-nodejs "));
-        assert.deepEqual(updates, ["kubernetes:helm.sh/v3:Release api"]);
-        await timed("up (annotation)", () => cli.run(["up", "--yes", "--skip-preview"]));
-        const cm = await kube.get<any>("/api/v1/namespaces/nvcf/configmaps/e2e-values-api");
-        assert.equal(JSON.parse(cm.data.values).api.podAnnotations["e2e.example.com/revision"], "2");
-    });
+    it(
+        "previews an annotation set with `config set --path` as exactly one release update, then applies it",
+        { timeout: 10 * MIN },
+        async () => {
+            await cli.run(["config", "set", "--path", 'controlPlane.api.podAnnotations["e2e.example.com/revision"]', "2"]);
+            const doc = parseYaml(fs.readFileSync(stackFile(), "utf8")) as { config: Record<string, any> };
+            assert.deepEqual(doc.config["nvcf-self-managed:controlPlane"].api, { podAnnotations: { "e2e.example.com/revision": "2" } });
+            const res = await timed("preview (annotation)", () => cli.json<{ steps: any[] }>(["preview"]));
+            const updates = res.steps
+                .filter((st) => st.op === "update")
+                .map((st) => `${st.newState?.type} ${st.newState?.inputs?.name ?? st.urn}`)
+                // The engine also diffs the default pulumi-nodejs (dynamic) provider whenever stack
+                // config changes (it receives the stack's config); a provider, not a cluster object.
+                .filter((u) => !u.startsWith("pulumi:providers:pulumi-nodejs "));
+            assert.deepEqual(updates, ["kubernetes:helm.sh/v3:Release api"]);
+            await timed("up (annotation)", () => cli.run(["up", "--yes", "--skip-preview"]));
+            const cm = await kube.get<any>("/api/v1/namespaces/nvcf/configmaps/e2e-values-api");
+            assert.equal(JSON.parse(cm.data.values).api.podAnnotations["e2e.example.com/revision"], "2");
+        },
+    );
 
-    it("switches NATS to token mode and the admin issuer proxy off: the proxy goes, its OpenBao grant is revoked", { timeout: 10 * MIN }, async () => {
-        // What migration 10_setup_admin-issuer.sh leaves in OpenBao, next to objects that must stay.
-        openbao.store.get("auth/jwt/role")!.add("admin-issuer-proxy").add("nvcf-api-account-bootstrap");
-        openbao.store.get("sys/policies/acl")!.add("services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw");
-        openbao.store.get("services/nvcf-api/jwt/roles")!.add("admin-issuer-proxy").add("nvcf-api-admin");
-        editStackFile((config) => {
-            const cp = config["nvcf-self-managed:controlPlane"];
-            cp.nats = { workerAuth: "token" };
-            cp.adminIssuerProxy = { enabled: false };
-        });
-        await cli.run(["config", "set", "--secret", "openbaoToken", openbao.rootToken]);
-        // Without the proxy's route nobody mints admin tokens: the registration needs one from config.
-        fake.validTokens.add("e2e-idp-token");
-        await cli.run(["config", "set", "--secret", "nvcfAdminToken", "e2e-idp-token"]);
-        await timed("up (token mode, proxy off)", () => cli.run(["up", "--yes", "--skip-preview"]));
+    it(
+        "switches NATS to token mode and the admin issuer proxy off: the proxy goes, its OpenBao grant is revoked",
+        { timeout: 10 * MIN },
+        async () => {
+            // What migration 10_setup_admin-issuer.sh leaves in OpenBao, next to objects that must stay.
+            openbao.store.get("auth/jwt/role")!.add("admin-issuer-proxy").add("nvcf-api-account-bootstrap");
+            openbao.store.get("sys/policies/acl")!.add("services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw");
+            openbao.store.get("services/nvcf-api/jwt/roles")!.add("admin-issuer-proxy").add("nvcf-api-admin");
+            editStackFile((config) => {
+                const cp = config["nvcf-self-managed:controlPlane"];
+                cp.nats = { workerAuth: "token" };
+                cp.adminIssuerProxy = { enabled: false };
+            });
+            await cli.run(["config", "set", "--secret", "openbaoToken", openbao.rootToken]);
+            // Without the proxy's route nobody mints admin tokens: the registration needs one from config.
+            fake.validTokens.add("e2e-idp-token");
+            await cli.run(["config", "set", "--secret", "nvcfAdminToken", "e2e-idp-token"]);
+            await timed("up (token mode, proxy off)", () => cli.run(["up", "--yes", "--skip-preview"]));
 
-        const names = (await releaseSecrets()).map((sec) => decodeRelease(sec).name);
-        assert.ok(!names.includes("admin-issuer-proxy"), "the admin-issuer-proxy release is uninstalled");
-        const values = async (ns: string, release: string) =>
-            JSON.parse((await kube.get<any>(`/api/v1/namespaces/${ns}/configmaps/e2e-values-${release}`)).data.values);
-        const nats = (await values("nats-system", "nats")).nats;
-        assert.equal(nats.workerAuth, "token");
-        assert.equal(nats.authCallout.workerTokenAuth.webhookUrl, "http://api.nvcf.svc.cluster.local:8080/v2/nvcf/webhook/nats-auth");
-        assert.equal((await values("nvcf", "api")).api.natsWorkerAuth, "token");
-        assert.deepEqual((await values("vault-system", "openbao-server")).openbao.migrations.adminIssuerProxy, { enabled: false });
+            const names = (await releaseSecrets()).map((sec) => decodeRelease(sec).name);
+            assert.ok(!names.includes("admin-issuer-proxy"), "the admin-issuer-proxy release is uninstalled");
+            const values = async (ns: string, release: string) =>
+                JSON.parse((await kube.get<any>(`/api/v1/namespaces/${ns}/configmaps/e2e-values-${release}`)).data.values);
+            const nats = (await values("nats-system", "nats")).nats;
+            assert.equal(nats.workerAuth, "token");
+            assert.equal(nats.authCallout.workerTokenAuth.webhookUrl, "http://api.nvcf.svc.cluster.local:8080/v2/nvcf/webhook/nats-auth");
+            assert.equal((await values("nvcf", "api")).api.natsWorkerAuth, "token");
+            assert.deepEqual((await values("vault-system", "openbao-server")).openbao.migrations.adminIssuerProxy, { enabled: false });
 
-        const left = [...openbao.store.entries()].flatMap(([mount, set]) => [...set].map((n) => `${mount}/${n}`));
-        assert.deepEqual(left.filter((o) => o.includes("admin-issuer-proxy")), [], "the grant is revoked");
-        assert.ok(left.includes("auth/jwt/role/nvcf-api-account-bootstrap") && left.includes("services/nvcf-api/jwt/roles/nvcf-api-admin"));
-        assert.ok(openbao.requests.some((r) => r.method === "DELETE" && r.token === openbao.rootToken), "the engine's dynamic provider called OpenBao");
-    });
+            const left = [...openbao.store.entries()].flatMap(([mount, set]) => [...set].map((n) => `${mount}/${n}`));
+            assert.deepEqual(
+                left.filter((o) => o.includes("admin-issuer-proxy")),
+                [],
+                "the grant is revoked",
+            );
+            assert.ok(
+                left.includes("auth/jwt/role/nvcf-api-account-bootstrap") && left.includes("services/nvcf-api/jwt/roles/nvcf-api-admin"),
+            );
+            assert.ok(
+                openbao.requests.some((r) => r.method === "DELETE" && r.token === openbao.rootToken),
+                "the engine's dynamic provider called OpenBao",
+            );
+        },
+    );
 
     it("destroys everything it created", { timeout: 15 * MIN }, async () => {
         // The compute plane's releases by URN, to read the engine's delete steps in order.
         const planeReleases = new Map<string, string>(
             (await deployedResources())
-                .filter((r: any) => r.type === "kubernetes:helm.sh/v3:Release" && [...ADDON_RELEASES, "nvca-operator"].includes(r.inputs.name))
+                .filter(
+                    (r: any) => r.type === "kubernetes:helm.sh/v3:Release" && [...ADDON_RELEASES, "nvca-operator"].includes(r.inputs.name),
+                )
                 .map((r: any) => [r.urn, r.inputs.name]),
         );
         assert.equal(planeReleases.size, ADDON_RELEASES.length + 1, "every add-on and the operator deployed before destroy");
@@ -524,7 +597,10 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         for (const addon of ADDON_RELEASES) removedBefore("nvca-operator", addon);
         for (const [name, needs] of addonDependencies(ADDONS)) for (const need of needs) removedBefore(name, need);
         assert.deepEqual(await deployedResources(), [], "the stack holds no resource");
-        assert.deepEqual((await releaseSecrets()).map((s) => `${s.metadata.namespace}/${s.metadata.name}`), []);
+        assert.deepEqual(
+            (await releaseSecrets()).map((s) => `${s.metadata.namespace}/${s.metadata.name}`),
+            [],
+        );
         for (const ns of [...STACK_NAMESPACES, "kube-system", CONTROLLER_NS]) {
             const secret = await kube.get<any>(`/api/v1/namespaces/${ns}/secrets/nvcr-pull-secret`);
             assert.equal(secret, undefined, `pull secret left in ${ns}`);
@@ -533,8 +609,15 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             const obj = await kube.get<any>(`/api/v1/namespaces/${ns}`);
             assert.ok(!obj || obj.metadata.deletionTimestamp, `namespace ${ns} gone or terminating`);
         }
-        assert.equal(await kube.get("/apis/apps/v1/namespaces/kube-system/daemonsets/node-inotify-tuner"), undefined, "tuner DaemonSet deleted");
-        assert.ok(fake.requests.some((r) => r.method === "DELETE" && r.path.startsWith("/v1/accounts/nvcf-default/clusters/")), "ICMS saw the deregistration");
+        assert.equal(
+            await kube.get("/apis/apps/v1/namespaces/kube-system/daemonsets/node-inotify-tuner"),
+            undefined,
+            "tuner DaemonSet deleted",
+        );
+        assert.ok(
+            fake.requests.some((r) => r.method === "DELETE" && r.path.startsWith("/v1/accounts/nvcf-default/clusters/")),
+            "ICMS saw the deregistration",
+        );
         assert.equal([...fake.clusters.values()].filter((c) => c.clusterName === GPU).length, 0);
     });
 });

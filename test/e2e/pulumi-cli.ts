@@ -17,7 +17,11 @@ export function copyProject(repo: string, dest: string): void {
             const rel = path.relative(repo, src);
             if (rel === "") return true;
             const parts = rel.split(path.sep);
-            return !(parts.length === 1 && LEFT_OUT.has(parts[0])) && !parts.includes("node_modules") && !/^Pulumi\.(?!yaml$).*\.yaml$/.test(rel);
+            return (
+                !(parts.length === 1 && LEFT_OUT.has(parts[0])) &&
+                !parts.includes("node_modules") &&
+                !/^Pulumi\.(?!yaml$).*\.yaml$/.test(rel)
+            );
         },
     });
     fs.symlinkSync(path.join(repo, "node_modules"), path.join(dest, "node_modules"));
@@ -47,7 +51,10 @@ export class PulumiCli {
     ) {}
 
     /** Runs `pulumi <args>`; throws with the output unless it exits 0 (or `allowFailure`). */
-    async run(args: string[], opts: { allowFailure?: boolean; onEvent?: (e: TimedEvent) => void; timeoutMs?: number } = {}): Promise<CliResult> {
+    async run(
+        args: string[],
+        opts: { allowFailure?: boolean; onEvent?: (e: TimedEvent) => void; timeoutMs?: number } = {},
+    ): Promise<CliResult> {
         const full = [...args, "--non-interactive", "--color", "never"];
         let eventLog: string | undefined;
         if (opts.onEvent) {

@@ -152,7 +152,8 @@ export class FakeControlPlane {
             const c = this.clusters.get(id);
             if (!c) return res(404, { error: `Could not find any cluster registered with id ${id}` });
             if (c.ncaId !== nca) return res(409, { error: "the cluster belongs to another NCA ID" });
-            if (c.activeInstances) return res(409, { error: "Cluster un-registration failed, terminate following active instances [instance-1]" });
+            if (c.activeInstances)
+                return res(409, { error: "Cluster un-registration failed, terminate following active instances [instance-1]" });
             this.clusters.delete(id);
             return res(200, "");
         }
@@ -162,7 +163,10 @@ export class FakeControlPlane {
             if (!c) return res(404, { error: "cluster not found" });
             const update = JSON.parse(body) as { jwks: string; oidcIssuer?: string };
             const clash = this.fingerprintOwner(update.jwks, c.clusterId);
-            if (clash) return res(409, { error: `JWKS signing keys are already registered by cluster ${clash}. Each cluster must have unique signing keys.` });
+            if (clash)
+                return res(409, {
+                    error: `JWKS signing keys are already registered by cluster ${clash}. Each cluster must have unique signing keys.`,
+                });
             c.jwks = update.jwks;
             if (update.oidcIssuer) c.oidcIssuer = update.oidcIssuer;
             return res(200, "");
@@ -175,7 +179,8 @@ export class FakeControlPlane {
         const name = String(b.clusterName ?? "");
         if (typeof b.jwks !== "string") return res(400, { error: "jwks must be a string" });
         if (b.ncaId !== nca) return res(400, { error: "the NCA ID of the path and the body differ" });
-        if (name.length > 32 || String(b.clusterGroupName ?? "").length > 32) return res(412, { error: "clusterName must be at most 32 characters" });
+        if (name.length > 32 || String(b.clusterGroupName ?? "").length > 32)
+            return res(412, { error: "clusterName must be at most 32 characters" });
         if (!RFC1123.test(name)) return res(400, { error: `Invalid clusterName ${name}` });
         const region = String(b.region ?? "").toLowerCase();
         if (!REGIONS.includes(region)) return res(400, { error: `The provided ${region} region is not one of the supported regions` });
@@ -183,7 +188,10 @@ export class FakeControlPlane {
             return res(400, { error: `Cluster with clusterName ${name} already exists` });
         }
         const clash = this.fingerprintOwner(b.jwks, undefined);
-        if (clash) return res(409, { error: `JWKS signing keys are already registered by cluster ${clash}. Each cluster must have unique signing keys.` });
+        if (clash)
+            return res(409, {
+                error: `JWKS signing keys are already registered by cluster ${clash}. Each cluster must have unique signing keys.`,
+            });
         const stored = this.seed({
             clusterName: name,
             ncaId: nca,
@@ -196,10 +204,16 @@ export class FakeControlPlane {
     }
 
     private fingerprintOwner(jwks: string, except: string | undefined): string | undefined {
-        const kids = (JSON.parse(jwks) as { keys: { kid: string }[] }).keys.map((k) => k.kid).sort().join(",");
+        const kids = (JSON.parse(jwks) as { keys: { kid: string }[] }).keys
+            .map((k) => k.kid)
+            .sort()
+            .join(",");
         for (const c of this.clusters.values()) {
             if (c.clusterId === except) continue;
-            const other = (JSON.parse(c.jwks) as { keys: { kid: string }[] }).keys.map((k) => k.kid).sort().join(",");
+            const other = (JSON.parse(c.jwks) as { keys: { kid: string }[] }).keys
+                .map((k) => k.kid)
+                .sort()
+                .join(",");
             if (other === kids) return c.clusterId;
         }
         return undefined;
@@ -220,7 +234,8 @@ export class FakeControlPlane {
     }
 
     private kube(req: http.IncomingMessage, body: string, res: Reply): void {
-        if (req.headers.authorization !== `Bearer ${this.kubeToken}`) return res(401, { kind: "Status", code: 401, message: "Unauthorized" });
+        if (req.headers.authorization !== `Bearer ${this.kubeToken}`)
+            return res(401, { kind: "Status", code: 401, message: "Unauthorized" });
         if (req.url === "/.well-known/openid-configuration") {
             return res(200, { issuer: this.issuer, jwks_uri: `${this.issuer}/openid/v1/jwks`, response_types_supported: ["id_token"] });
         }
@@ -248,7 +263,14 @@ export class FakeControlPlane {
 type Reply = (status: number, body: unknown) => void;
 
 function view(c: StoredCluster) {
-    return { clusterId: c.clusterId, clusterName: c.clusterName, clusterGroupId: c.clusterGroupId, ncaId: c.ncaId, region: c.region, status: "READY" };
+    return {
+        clusterId: c.clusterId,
+        clusterName: c.clusterName,
+        clusterGroupId: c.clusterGroupId,
+        ncaId: c.ncaId,
+        region: c.region,
+        status: "READY",
+    };
 }
 
 function listen(

@@ -17,7 +17,12 @@ export function releases(run: ProgramRun): RecordedResource[] {
 
 export function release(run: ProgramRun, name: string): RecordedResource {
     const found = releases(run).find((r) => r.inputs.name === name);
-    if (!found) throw new Error(`no release ${name}; have ${releases(run).map((r) => r.inputs.name).join(", ")}`);
+    if (!found)
+        throw new Error(
+            `no release ${name}; have ${releases(run)
+                .map((r) => r.inputs.name)
+                .join(", ")}`,
+        );
     return found;
 }
 

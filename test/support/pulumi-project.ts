@@ -74,14 +74,19 @@ export function projectErrors(project: Project): string[] {
         const typed = decl.type !== undefined;
         if (namespacedByProject(project.name, key)) {
             if (typed && decl.type === "array" && decl.items === undefined) {
-                errors.push(`The configuration key '${key}' declares an array but does not specify the underlying type via the 'items' attribute`);
+                errors.push(
+                    `The configuration key '${key}' declares an array but does not specify the underlying type via the 'items' attribute`,
+                );
             }
             if (typed && decl.default !== undefined && decl.default !== null && !validValue(decl.type!, decl.items, decl.default)) {
-                errors.push(`The default value specified for configuration key '${key}' is not of the expected type '${typeName(decl.type!, decl.items)}'`);
+                errors.push(
+                    `The default value specified for configuration key '${key}' is not of the expected type '${typeName(decl.type!, decl.items)}'`,
+                );
             }
         } else {
             if (typed) errors.push(`Configuration key '${key}' is not namespaced by the project and should not define a type`);
-            if (decl.default !== undefined) errors.push(`Configuration key '${key}' is not namespaced by the project and should not define a default value.`);
+            if (decl.default !== undefined)
+                errors.push(`Configuration key '${key}' is not namespaced by the project and should not define a default value.`);
             if (decl.value === undefined) errors.push(`Configuration key '${key}' is namespaced and must provide an attribute 'value'`);
         }
     }
@@ -132,14 +137,18 @@ export function effectiveConfig(
         const list =
             missing.length === 1
                 ? `'${missing[0]}'`
-                : `${missing.slice(0, -1).map((k) => `'${k}'`).join(", ")} and '${missing[missing.length - 1]}'`;
+                : `${missing
+                      .slice(0, -1)
+                      .map((k) => `'${k}'`)
+                      .join(", ")} and '${missing[missing.length - 1]}'`;
         return { error: `Stack '${stackName}' is missing configuration ${missing.length > 1 ? "values" : "value"} ${list}` };
     }
     for (const key of Object.keys(project.config).sort()) {
         const decl = project.config[key];
         const entry = config[fullKey(project.name, key)];
         if (decl.type === undefined || entry === undefined) continue;
-        if (decl.secret && !entry.secure) return { error: `Stack '${stackName}' with configuration key '${key}' must be encrypted as it's secret` };
+        if (decl.secret && !entry.secure)
+            return { error: `Stack '${stackName}' with configuration key '${key}' must be encrypted as it's secret` };
         if (!validValue(decl.type, decl.items, entry.value)) {
             return { error: `Stack '${stackName}' with configuration key '${key}' must be of type '${typeName(decl.type, decl.items)}'` };
         }

@@ -140,9 +140,26 @@ type Component = { name: string; namespace: string; endpoints?: string[]; k8s_wo
 
 /** The order of the UI's component list, by release name (the bundle's order). */
 export const UI_COMPONENTS = [
-    "api", "nvct-api", "notary-service", "grpc-proxy", "ratelimiter", "llm-api-gateway", "llm-request-router",
-    "reval", "invocation-service", "vanity-gateway", "sis", "ess-api", "api-keys", "admin-issuer-proxy",
-    "nats-auth-callout-service", "nats", "openbao-server", "cassandra", "cert-manager", "ingress",
+    "api",
+    "nvct-api",
+    "notary-service",
+    "grpc-proxy",
+    "ratelimiter",
+    "llm-api-gateway",
+    "llm-request-router",
+    "reval",
+    "invocation-service",
+    "vanity-gateway",
+    "sis",
+    "ess-api",
+    "api-keys",
+    "admin-issuer-proxy",
+    "nats-auth-callout-service",
+    "nats",
+    "openbao-server",
+    "cassandra",
+    "cert-manager",
+    "ingress",
 ] as const;
 
 /** The UI's health list: each enabled release's check from the catalog, so a disabled release drops out. */

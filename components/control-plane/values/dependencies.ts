@@ -116,9 +116,7 @@ export function natsValues(ctx: ValuesContext): Values {
     const podSpec = placement(cp, "controlplane");
     return {
         nats: {
-            ...(ctx.imagePullSecrets.length > 0
-                ? { global: { image: { pullSecretNames: ctx.imagePullSecrets.map((s) => s.name) } } }
-                : {}),
+            ...(ctx.imagePullSecrets.length > 0 ? { global: { image: { pullSecretNames: ctx.imagePullSecrets.map((s) => s.name) } } } : {}),
             container: { image: { ...image(cp, "nats-server"), tag: "2.11.17-alpine3.22" } },
             reloader: { image: { ...image(cp, "nats-server-config-reloader"), tag: "0.23.0" } },
             natsBox: { container: { image: { ...image(cp, "nats-box"), tag: "0.19.7-nonroot" } } },

@@ -18,7 +18,9 @@ function service(ctx: ValuesContext, fullnameOverride: string, imageName: string
 /** Release `api-keys`, key `apikeys`. */
 export function apiKeysValues(ctx: ValuesContext): Values {
     const a = ctx.cp.apikeys;
-    return { apikeys: { ...service(ctx, "api-keys", "nvcf-api-keys-service"), ...pdb(a), ...nonEmpty("podAnnotations", a.podAnnotations) } };
+    return {
+        apikeys: { ...service(ctx, "api-keys", "nvcf-api-keys-service"), ...pdb(a), ...nonEmpty("podAnnotations", a.podAnnotations) },
+    };
 }
 
 /**
@@ -35,8 +37,7 @@ export function apiValues(ctx: ValuesContext): Values {
     const limits = cp.accounts.limits;
     const llm = cp.addons.llm;
     const routerAddress =
-        w.llmRequestRouterAddress.trim() ||
-        `llm-request-router.nvcf.svc.cluster.local:${llm.requestRouter.service.grpcPort}`;
+        w.llmRequestRouterAddress.trim() || `llm-request-router.nvcf.svc.cluster.local:${llm.requestRouter.service.grpcPort}`;
     return {
         api: {
             fullnameOverride: "nvcf-api",
@@ -111,12 +112,12 @@ export function invocationValues(ctx: ValuesContext): Values {
                           SERVER__TRACING__ENDPOINT_PORT: t.collectorPort,
                       }
                     : { SERVER__ENVFILTER_DIRECTIVE: "otel::tracing=off,otel=off,server=trace,info" }),
-                ...(cp.rateLimiter.enabled ? { RATE_LIMIT_ENABLED: "true", RATE_LIMIT_ADDRESS: `http://${ctx.address("ratelimiter")}` } : {}),
+                ...(cp.rateLimiter.enabled
+                    ? { RATE_LIMIT_ENABLED: "true", RATE_LIMIT_ADDRESS: `http://${ctx.address("ratelimiter")}` }
+                    : {}),
                 WORKER_STREAM_PROPERTIES__SELF_ADDRESS: cp.global.workerEndpoints.invocationServiceURL,
             }),
-            ...(i.tracing.baggageAttributeAllowlist
-                ? { tracing: { baggageAttributeAllowlist: i.tracing.baggageAttributeAllowlist } }
-                : {}),
+            ...(i.tracing.baggageAttributeAllowlist ? { tracing: { baggageAttributeAllowlist: i.tracing.baggageAttributeAllowlist } } : {}),
             ...pdb(i),
             ...nonEmpty("podAnnotations", i.podAnnotations),
         },
@@ -304,10 +305,7 @@ export function functionAutoscalerValues(ctx: ValuesContext): Values {
     if (!functionAutoscalerEnabled(cp)) return {};
     const fa = cp.functionAutoscaler;
     const mb = cp.metricsBackend;
-    const promql =
-        mb.mode === "install"
-            ? `http://${ctx.address("victoria-metrics")}`
-            : mb.promqlEndpoint;
+    const promql = mb.mode === "install" ? `http://${ctx.address("victoria-metrics")}` : mb.promqlEndpoint;
     return {
         functionautoscaler: {
             namespace: "nvcf",

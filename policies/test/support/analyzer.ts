@@ -28,7 +28,10 @@ export interface Served {
 /** Starts the pack; resolves once it printed its port, as the CLI waits for. */
 export function servePack(): Promise<Served> {
     // The pack reads its version from package.json in the working directory, as under the CLI.
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "index.ts"], { cwd: PACK_DIR, stdio: ["ignore", "pipe", "pipe"] });
+    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "index.ts"], {
+        cwd: PACK_DIR,
+        stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     return new Promise((resolve, reject) => {
@@ -48,7 +51,11 @@ const struct = (value: Record<string, unknown>) => Struct.fromJavaScript(value a
 function provider(urn: string | undefined): AnalyzerProviderResource | undefined {
     if (!urn) return undefined;
     const [, , type = "", name = ""] = urn.split("::");
-    return new AnalyzerProviderResource().setUrn(urn).setType(type.split("$").pop() ?? "").setName(name).setProperties(struct({}));
+    return new AnalyzerProviderResource()
+        .setUrn(urn)
+        .setType(type.split("$").pop() ?? "")
+        .setName(name)
+        .setProperties(struct({}));
 }
 
 const options = (r: FixtureResource) => new AnalyzerResourceOptions().setParent(r.parent ?? "");

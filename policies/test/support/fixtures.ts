@@ -74,7 +74,11 @@ export const apiRelease = () =>
             accountBootstrap: {
                 registryCredentials: [
                     { registryHostname: "nvcr.io", secret: { name: "nvcr-containers", value: RAW_AUTH }, artifactTypes: ["CONTAINER"] },
-                    { registryHostname: "helm.ngc.nvidia.com", secret: { name: "nvcr-containers", value: RAW_AUTH }, artifactTypes: ["HELM"] },
+                    {
+                        registryHostname: "helm.ngc.nvidia.com",
+                        secret: { name: "nvcr-containers", value: RAW_AUTH },
+                        artifactTypes: ["HELM"],
+                    },
                 ],
                 image: { ...image("alpine-k8s"), tag: "1.36.1" },
             },
@@ -171,19 +175,30 @@ export const inotifyTuner = (): FixtureResource => ({
     },
 });
 
-function computeRelease(name: string, namespace: string, version: string, values: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+function computeRelease(
+    name: string,
+    namespace: string,
+    version: string,
+    values: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+) {
     const r = release(name, namespace, values, { version, ...extra });
     return { ...r, name: `gpu-a-${name}`, provider: GPU_CLUSTER, ...computeChild };
 }
 
-export const smbRelease = () =>
-    computeRelease("csi-driver-smb", "kube-system", "v1.17.0", {}, { chart: "csi-driver-smb", timeout: 300 });
+export const smbRelease = () => computeRelease("csi-driver-smb", "kube-system", "v1.17.0", {}, { chart: "csi-driver-smb", timeout: 300 });
 
 export const kaiRelease = () =>
     computeRelease("kai-scheduler", "kai-scheduler", "v0.16.7", {}, { chart: "oci://ghcr.io/kai-scheduler/kai-scheduler/kai-scheduler" });
 
 export const dynamoRelease = () =>
-    computeRelease("dynamo-operator", "dynamo-system", "1.2.1", {}, { chart: "dynamo-platform", repositoryOpts: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo" } });
+    computeRelease(
+        "dynamo-operator",
+        "dynamo-system",
+        "1.2.1",
+        {},
+        { chart: "dynamo-platform", repositoryOpts: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo" } },
+    );
 
 export const nvcaOperatorRelease = (): FixtureResource => ({
     ...computeRelease("nvca-operator", "nvca-operator", "1.21.3", {

@@ -33,7 +33,12 @@ function strings(value: unknown): Record<string, string> {
 function stepOf(raw: Raw, index: number): Step {
     const run = raw.run === undefined ? undefined : String(raw.run);
     const uses = raw.uses === undefined ? undefined : String(raw.uses);
-    const name = raw.name !== undefined ? String(raw.name) : run !== undefined ? `run: ${run.split("\n")[0]}` : `uses: ${uses ?? `step ${index + 1}`}`;
+    const name =
+        raw.name !== undefined
+            ? String(raw.name)
+            : run !== undefined
+              ? `run: ${run.split("\n")[0]}`
+              : `uses: ${uses ?? `step ${index + 1}`}`;
     return {
         name,
         id: raw.id === undefined ? undefined : String(raw.id),

@@ -1,0 +1,23 @@
+// typescript-eslint's recommended rules, without type information so the lint stays fast.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+    { ignores: ["**/node_modules/**", "bin/**", "test/e2e/charts/**", "test/fixtures/**"] },
+    js.configs.recommended,
+    ...tseslint.configs.recommended,
+    {
+        rules: {
+            // `_name` marks a parameter an interface requires but this implementation does not use.
+            "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+        },
+    },
+    {
+        files: ["**/*.cjs"],
+        languageOptions: {
+            sourceType: "commonjs",
+            globals: { require: "readonly", process: "readonly", module: "writable", console: "readonly" },
+        },
+        rules: { "@typescript-eslint/no-require-imports": "off" },
+    },
+);
