@@ -3,11 +3,9 @@ import { dnsLabel, dnsSubdomain, grammarString } from "./grammar";
 
 /** AWS identifiers, checked before anything is declared. */
 export const awsRegion = z.string().regex(/^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$/, { message: "must be an AWS region such as us-west-2" });
-export const roleArn = z
-    .string()
-    .regex(/^arn:aws(-[a-z]+)*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/, {
-        message: "must be an IAM role ARN such as arn:aws:iam::123456789012:role/deployer",
-    });
+export const roleArn = z.string().regex(/^arn:aws(-[a-z]+)*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/, {
+    message: "must be an IAM role ARN such as arn:aws:iam::123456789012:role/deployer",
+});
 export const hostedZoneId = z
     .string()
     .regex(/^Z[A-Z0-9]{1,32}$/, { message: "must be a Route 53 hosted zone ID such as Z0123456789ABCDEFGHIJ" });

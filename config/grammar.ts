@@ -18,11 +18,13 @@ export interface Grammar {
 
 export const INT32_MAX = 2_147_483_647;
 
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const NAME_PART = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
 function describeChar(value: string): string | undefined {
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
     const bad = /[\s\u0000-\u001f\u007f]/.exec(value);
     if (!bad) return undefined;
     const names: Record<string, string> = { "\n": "a newline", "\r": "a carriage return", "\t": "a tab", " ": "a space" };
@@ -135,7 +137,7 @@ function hostPortProblem(v: string): string | undefined {
     if (v === "") return "it is empty";
     const ch = describeChar(v);
     if (ch) return ch;
-    const m = /^(\[[0-9A-Fa-f:.]+\]|[^:/\[\]@]+)(?::([^:/@]*))?$/.exec(v);
+    const m = /^(\[[0-9A-Fa-f:.]+\]|[^:/[\]@]+)(?::([^:/@]*))?$/.exec(v);
     if (!m) return "it is not host or host:port (no scheme, path or user)";
     const [, host, port] = m;
     if (port !== undefined) {

@@ -33,6 +33,7 @@ export function secretFormProblems(key: SecretKey, text: string): ConfigProblem[
         ];
     }
     if (ONE_LINE.includes(key)) {
+        // eslint-disable-next-line no-control-regex -- finding control characters is the point
         const bad = /[\u0000-\u001f\u007f]/.exec(text);
         if (!bad) return [];
         return [{ key: at, message: `must be one line without control characters; ${describeAt(text, bad.index)}` }];

@@ -11,7 +11,7 @@ endQuietlyWhenReaderCloses();
 const code = benchCli(process.argv.slice(2), processIo);
 if (code === undefined) {
     // Starts the bench: the module runs it on load, with process.argv[2] as the run count.
-    require("./bench-program");
+    void import("./bench-program");
 } else {
     process.exitCode = code;
 }

@@ -19,8 +19,14 @@ describe("pull-request.yml", () => {
     const jobs = planWorkflow(fs.readFileSync(PULL_REQUEST, "utf8"));
     const runs = (id: string) => jobs.find((j) => j.id === id)!.steps.flatMap((s) => (s.run === undefined ? [] : [s.run.trim()]));
 
-    it("the test job installs, then type-checks, then tests, as the README does", () => {
-        assert.deepEqual(runs("test"), ["npm ci --no-audit --no-fund", "npm run typecheck", "npm test"]);
+    it("the test job installs, then lints, checks the format, type-checks and tests, as .ci/run does", () => {
+        assert.deepEqual(runs("test"), [
+            "npm ci --no-audit --no-fund",
+            "npm run lint",
+            "npm run format:check",
+            "npm run typecheck",
+            "npm test",
+        ]);
     });
 
     it("every job installs before its first other npm command", () => {

@@ -100,19 +100,31 @@ export function agentMergeConfig(plane: ComputePlaneConfig): Record<string, unkn
     const given = plane.agentConfig.mergeConfig;
     const extra = addonExtraTypes(plane);
     if (extra.length === 0) return given;
-    const config = structuredClone(given ?? {}) as Record<string, any>;
-    const cluster = isRecord(config.cluster) ? config.cluster : (config.cluster = {});
-    const policy = isRecord(cluster.validationPolicy) ? cluster.validationPolicy : (cluster.validationPolicy = {});
+    const config: Record<string, unknown> = structuredClone(given ?? {});
+    const cluster = child(config, "cluster");
+    const policy = child(cluster, "validationPolicy");
     const allowed: unknown[] = Array.isArray(policy.allowedExtraKubernetesTypes) ? policy.allowedExtraKubernetesTypes : [];
-    const keyOf = (t: any) => `${t?.group}/${t?.version}/${t?.kind}`;
+    const keyOf = (t: unknown) => {
+        const r = isRecord(t) ? t : {};
+        return `${r.group}/${r.version}/${r.kind}`;
+    };
     const seen = new Set(allowed.map(keyOf));
     policy.allowedExtraKubernetesTypes = [...allowed, ...extra.filter((t) => !seen.has(keyOf(t))).map((t) => ({ ...t }))];
     if (!policy.name) policy.name = "Default";
     return config;
 }
 
-function isRecord(value: unknown): value is Record<string, any> {
+function isRecord(value: unknown): value is Record<string, unknown> {
     return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The map under `key`, made empty when it is missing or not a map. */
+function child(parent: Record<string, unknown>, key: string): Record<string, unknown> {
+    const value = parent[key];
+    if (isRecord(value)) return value;
+    const made: Record<string, unknown> = {};
+    parent[key] = made;
+    return made;
 }
 
 export interface NvcaValuesArgs {

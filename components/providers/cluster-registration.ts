@@ -119,7 +119,8 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
                 // A rerun, or a cluster registered by hand: ICMS answers 400 "already exists"; adopt it and refresh its JWKS.
                 if (!(err instanceof ApiError && err.status === 400 && /already exists/i.test(err.body))) throw err;
                 const existing = (await listClusters(icms, token, inputs.ncaId)).find((c) => c.clusterName === inputs.clusterName);
-                if (!existing) throw new Error(`ICMS says the cluster already exists, but its listing has no ${inputs.clusterName}`);
+                if (!existing)
+                    throw new Error(`ICMS says the cluster already exists, but its listing has no ${inputs.clusterName}`, { cause: err });
                 await putJwks(icms, token, existing.clusterId, identity.jwks, identity.issuer);
                 ids = { clusterId: existing.clusterId, clusterGroupId: existing.clusterGroupId };
             }
@@ -170,6 +171,7 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
                     throw new Error(
                         `ICMS still has active instances on it (${err.message}). Undeploy the functions and tasks ` +
                             "running on this cluster (or let nvca-operator's uninstall drain them), then run `pulumi destroy` again",
+                        { cause: err },
                     );
                 }
                 throw err;
@@ -222,7 +224,7 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
             return await work();
         } catch (err) {
             const cause = err instanceof Error ? err.message : String(err);
-            throw new Error(`cluster registration of ${inputs.clusterName} (${operation}) failed: ${hint(err)}${cause}`);
+            throw new Error(`cluster registration of ${inputs.clusterName} (${operation}) failed: ${hint(err)}${cause}`, { cause: err });
         }
     }
 }

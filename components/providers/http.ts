@@ -123,6 +123,7 @@ export async function httpRequest(req: HttpRequest): Promise<HttpResponse> {
 function unsafeHeader(req: HttpRequest): string | undefined {
     const all: Record<string, string | undefined> = { ...req.headers, ...(req.hostHeader !== undefined ? { Host: req.hostHeader } : {}) };
     for (const [name, value] of Object.entries(all)) {
+        // eslint-disable-next-line no-control-regex -- finding control characters is the point
         if (value !== undefined && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) return name;
     }
     return undefined;

@@ -27,6 +27,8 @@ export async function apiServer(access: KubeAccess): Promise<ApiServer> {
         try {
             kc.loadFromString(access.kubeconfig);
         } catch (err) {
+            // No cause: the parser's own error quotes lines of the kubeconfig, tokens included.
+            // eslint-disable-next-line preserve-caught-error
             throw new Error(kubeconfigError(access.source ?? "the kubeconfig", err));
         }
     } else kc.loadFromDefault();

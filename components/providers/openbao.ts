@@ -83,7 +83,7 @@ export async function deleteObject(endpoint: OpenBaoEndpoint, token: string, obj
     try {
         res = await bao(endpoint, token, "DELETE", object.path);
     } catch (err) {
-        throw new Error(`could not delete ${object.description} ${object.path}: ${unreachable(endpoint, err).message}`);
+        throw new Error(`could not delete ${object.description} ${object.path}: ${unreachable(endpoint, err).message}`, { cause: err });
     }
     if (res.status === 204 || res.status === 200 || res.status === 404) return;
     throw new Error(`could not delete ${object.description} ${object.path}: ${explain(endpoint, res)}`);
@@ -95,7 +95,7 @@ export async function listNames(endpoint: OpenBaoEndpoint, token: string, path: 
     try {
         res = await bao(endpoint, token, "GET", `${path}?list=true`);
     } catch (err) {
-        throw new Error(`could not list ${path}: ${unreachable(endpoint, err).message}`);
+        throw new Error(`could not list ${path}: ${unreachable(endpoint, err).message}`, { cause: err });
     }
     if (res.status === 404) return [];
     if (res.status !== 200) throw new Error(`could not list ${path}: ${explain(endpoint, res)}`);

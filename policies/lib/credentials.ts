@@ -13,6 +13,7 @@ export function rawAuthProblem(value: Plain): string | undefined {
     const decoded = Buffer.from(value, "base64").toString("utf8");
     if (decoded.trimStart().startsWith("{")) return "decodes to JSON (a dockerconfigjson), not user:password";
     // A trailing newline is what `echo ... | base64` adds; the registry then rejects the password.
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
     if (/[\x00-\x1f\x7f]/.test(decoded)) return "decodes to text with control characters (a trailing newline?)";
     const colon = decoded.indexOf(":");
     if (colon <= 0 || colon === decoded.length - 1) return "does not decode to user:password";

@@ -9,7 +9,7 @@ export function git(cwd: string, args: readonly string[]): string {
         return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
     } catch (error) {
         const stderr = (error as { stderr?: string }).stderr?.trim();
-        throw new Error(`git ${args.join(" ")}: ${stderr || (error as Error).message}`);
+        throw new Error(`git ${args.join(" ")}: ${stderr || (error as Error).message}`, { cause: error });
     }
 }
 

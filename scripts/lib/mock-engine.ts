@@ -176,6 +176,8 @@ async function executeAlone(
 function loadProgram(root: string): () => unknown {
     const dir = fs.realpathSync(root);
     if (dir !== fs.realpathSync(REPO_ROOT)) forgetProgram(dir);
+    // Loaded by path at run time, as Pulumi's language host loads a program.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(path.join(dir, "index")) as () => unknown;
 }
 

@@ -108,6 +108,6 @@ async function renderSide(
         io.err(assumedNotice("plan-diff", assumed, ` ${where}`));
         return rendered;
     } catch (error) {
-        throw new Error(`stack ${stack} ${where}: ${render.programErrorText(error)}`);
+        throw new Error(`stack ${stack} ${where}: ${render.programErrorText(error)}`, { cause: error });
     }
 }

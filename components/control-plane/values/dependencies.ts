@@ -1,8 +1,6 @@
 import type { Values, ValuesContext } from "./context";
 import { defined, image, nonEmpty, pdb, placement, pullSecrets } from "./common";
 
-const OPENBAO_URL = "http://openbao-server.vault-system.svc.cluster.local:8200";
-
 /** Release `cassandra`, key `cassandra`. */
 export function cassandraValues(ctx: ValuesContext): Values {
     const { cp } = ctx;
