@@ -71,7 +71,8 @@ export const podAnnotations = z
                     code: "custom",
                     path: [key],
                     input: value,
-                    message: "annotation values must be strings (quote numbers and booleans)",
+                    message:
+                        "annotation values must be strings (quote numbers and booleans; with `pulumi config set --path`, add `--type string`)",
                     params: { allowed: 'a string, such as "8080" or "true"' },
                 });
             }

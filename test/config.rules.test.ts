@@ -102,7 +102,8 @@ describe("each key by its schema: every problem of the parse at once", () => {
         assertProblems(devRaw({ controlPlane: { api: { podAnnotations: { "example.com/port": 8080 } } } }), [
             {
                 key: `${CP}.api.podAnnotations["example.com/port"]`,
-                message: "annotation values must be strings (quote numbers and booleans)",
+                message:
+                    "annotation values must be strings (quote numbers and booleans; with `pulumi config set --path`, add `--type string`)",
                 given: 8080,
                 allowed: 'a string, such as "8080" or "true"',
             },

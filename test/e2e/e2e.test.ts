@@ -181,8 +181,10 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
     }
 
     async function deployedResources(): Promise<any[]> {
-        const state = await cli.json<{ deployment: { resources?: any[] } }>(["stack", "export"]).catch(() => undefined);
-        return state?.deployment?.resources ?? [];
+        // `stack export` prints the deployment as JSON by itself (it has no --json flag).
+        const { stdout } = await cli.run(["stack", "export"]);
+        const state = JSON.parse(stdout) as { deployment?: { resources?: any[] } };
+        return state.deployment?.resources ?? [];
     }
 
     before(async () => {
@@ -256,7 +258,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         }
         // Best effort: a failed run still tears down what it can, then the processes always stop.
         try {
-            if (cli && process.env.E2E_KEEP !== "1" && (await deployedResources()).length > 0) {
+            if (cli && process.env.E2E_KEEP !== "1" && (await deployedResources().catch(() => [])).length > 0) {
                 await withNamespaceFinalizer(() => cli.run(["destroy", "--yes"], { allowFailure: true })).catch(() => undefined);
             }
         } finally {
@@ -505,7 +507,16 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         "previews an annotation set with `config set --path` as exactly one release update, then applies it",
         { timeout: 10 * MIN },
         async () => {
-            await cli.run(["config", "set", "--path", 'controlPlane.api.podAnnotations["e2e.example.com/revision"]', "2"]);
+            // With --path the CLI stores "2" as a number; annotation values are strings (README, Settings).
+            await cli.run([
+                "config",
+                "set",
+                "--path",
+                'controlPlane.api.podAnnotations["e2e.example.com/revision"]',
+                "2",
+                "--type",
+                "string",
+            ]);
             const doc = parseYaml(fs.readFileSync(stackFile(), "utf8")) as { config: Record<string, any> };
             assert.deepEqual(doc.config["nvcf-self-managed:controlPlane"].api, { podAnnotations: { "e2e.example.com/revision": "2" } });
             const res = await timed("preview (annotation)", () => cli.json<{ steps: any[] }>(["preview"]));

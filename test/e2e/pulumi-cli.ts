@@ -61,7 +61,9 @@ export class PulumiCli {
             eventLog = path.join(this.cwd, `.events-${Date.now()}.jsonl`);
             full.push("--event-log", eventLog);
         }
-        const child = spawn(this.bin, full, { cwd: this.cwd, env: this.env, stdio: ["ignore", "pipe", "pipe"] });
+        // The CLI offers --event-log (what the Automation API reads) only with debug commands on.
+        const env = eventLog ? { ...this.env, PULUMI_DEBUG_COMMANDS: "true" } : this.env;
+        const child = spawn(this.bin, full, { cwd: this.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
         const out: Buffer[] = [];
         const err: Buffer[] = [];
         child.stdout.on("data", (c: Buffer) => out.push(c));
