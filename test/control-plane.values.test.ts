@@ -10,8 +10,8 @@ before(async () => {
     run = await runProgram(config, secretKeys);
 });
 
-describe("values encode the runbooks' gotchas", () => {
-    test("one Cassandra password, set both as DEFAULT_CASSANDRA_PASSWORD and serviceRolePassword (gotcha 8)", () => {
+describe("values encode what the runbooks get wrong or leave implicit", () => {
+    test("one Cassandra password, set both as DEFAULT_CASSANDRA_PASSWORD and serviceRolePassword (the chart requires them equal)", () => {
         const env = valuesOf(run, "openbao-server").openbao.migrations.env as { name: string; value: string }[];
         const defaultPassword = env.find((e) => e.name === "DEFAULT_CASSANDRA_PASSWORD")?.value;
         const serviceRole = valuesOf(run, "cassandra").cassandra.serviceRolePassword;
@@ -28,7 +28,7 @@ describe("values encode the runbooks' gotchas", () => {
         assert.ok(isSecretAt(release(run, "openbao-server").rawInputs, ["values", "openbao", "migrations", "env", 0, "value"]));
     });
 
-    test("openbao.migrations.env always has all three entries, ADMIN_CLIENT_ID ncp (gotchas 7, 9)", () => {
+    test("openbao.migrations.env always has all three entries, ADMIN_CLIENT_ID ncp (Helm replaces lists whole)", () => {
         const env = valuesOf(run, "openbao-server").openbao.migrations.env as { name: string; value: string }[];
         assert.deepEqual(
             env.map((e) => e.name),
@@ -70,14 +70,14 @@ describe("values encode the runbooks' gotchas", () => {
         });
     });
 
-    test("NATS gets pull secret names only; nats-auth-callout also a top-level imagePullSecrets (gotcha 6)", () => {
+    test("NATS gets pull secret names only; nats-auth-callout also a top-level imagePullSecrets (each chart reads its own form)", () => {
         assert.deepEqual(valuesOf(run, "nats").nats.global.image.pullSecretNames, ["nvcr-pull-secret"]);
         const callout = valuesOf(run, "nats-auth-callout-service");
         assert.deepEqual(callout.imagePullSecrets, [{ name: "nvcr-pull-secret" }]);
         assert.deepEqual(callout.natsAuthCalloutService.imagePullSecrets, [{ name: "nvcr-pull-secret" }]);
     });
 
-    test("full-path repositories for cert-manager, bare repository for ratelimiter (gotcha 6)", () => {
+    test("full-path repositories for cert-manager, bare repository for ratelimiter (each chart joins them its own way)", () => {
         const cm = valuesOf(run, "cert-manager")["cert-manager"];
         assert.equal(cm.image.repository, "nvcr.io/nvidia/nvcf/cert-manager-controller");
         assert.equal(cm.webhook.image.repository, "nvcr.io/nvidia/nvcf/cert-manager-webhook");

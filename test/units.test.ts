@@ -9,7 +9,7 @@ describe("mergeValues (a release's values block over the built values)", () => {
     test("maps merge key by key, the override wins on leaves", () => {
         assert.deepEqual(mergeValues({ a: { b: 1, c: 2 }, d: 3 }, { a: { c: 9 } }), { a: { b: 1, c: 9 }, d: 3 });
     });
-    test("lists replace whole, as Helm does (gotcha 7)", () => {
+    test("lists replace whole, as Helm does", () => {
         assert.deepEqual(mergeValues({ env: [{ name: "A" }, { name: "B" }] }, { env: [{ name: "C" }] }), { env: [{ name: "C" }] });
     });
     test("a null is kept so Helm drops the chart default", () => {
