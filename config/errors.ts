@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
+import { closestKey, keysAt } from "./suggest";
 
 /** One bad setting: where it is, what was given, what is allowed. */
 export interface ConfigProblem {
@@ -72,20 +73,33 @@ function allowedFor(issue: z.core.$ZodIssue): string | undefined {
     }
 }
 
-/** Turns zod's issues into problems that name the stack-config key: paths start at `root`, whose value is `raw`. */
-export function problemsFromIssues(root: string, issues: readonly z.core.$ZodIssue[], raw: unknown): ConfigProblem[] {
+/**
+ * Turns zod's issues into problems that name the stack-config key: paths start at `root`, whose
+ * value is `raw`. With the key's `schema`, an unknown key gets the nearest known one and the list
+ * of keys allowed at its level.
+ */
+export function problemsFromIssues(root: string, issues: readonly z.core.$ZodIssue[], raw: unknown, schema?: z.ZodType): ConfigProblem[] {
     return issues.flatMap((issue): ConfigProblem[] => {
         if (issue.code === "unrecognized_keys") {
+            const known = schema ? keysAt(schema, issue.path) : [];
             return issue.keys.map((k) => ({
                 key: keyPath(root, [...issue.path, k]),
-                message: "unknown key (a typo?)",
+                message: unknownKeyMessage("unknown key", k, known),
                 given: valueAt(raw, [...issue.path, k]),
-                allowed: `the keys of ${keyPath(root, issue.path)} documented in the README`,
+                allowed: known.length > 0 ? known.join(", ") : `the keys of ${keyPath(root, issue.path)} documented in the README`,
             }));
         }
         const given = "input" in issue && issue.input !== undefined ? issue.input : valueAt(raw, issue.path);
-        return [{ key: keyPath(root, issue.path), message: issue.message, given, allowed: allowedFor(issue) }];
+        // zod's "expected object, received undefined" for a key that is simply not set.
+        const message = issue.code === "invalid_type" && given === undefined ? "is not set, and it is required" : issue.message;
+        return [{ key: keyPath(root, issue.path), message, given, allowed: allowedFor(issue) }];
     });
+}
+
+/** `unknown key (did you mean "domain"?)` when a known key is near, else `unknown key (a typo?)`. */
+export function unknownKeyMessage(what: string, given: string, known: readonly string[]): string {
+    const near = closestKey(given, known);
+    return near ? `${what} (did you mean ${JSON.stringify(near)}?)` : `${what} (a typo?)`;
 }
 
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { ConfigError, ConfigProblem, problemsFromIssues } from "./errors";
+import { ConfigError, ConfigProblem, problemsFromIssues, unknownKeyMessage } from "./errors";
 import { PROJECT, SECRET_KEYS, SecretKey, STRUCTURED_KEYS, StructuredKey, structuredSettingsSchema } from "./keys";
 import { crossKeyProblems, plaintextSecretProblems } from "./rules";
 
@@ -39,7 +39,7 @@ export function parseSettings(raw: RawConfig, options: ParseOptions): Settings {
     const problems: ConfigProblem[] = [
         ...raw.unknownKeys.map((key) => ({
             key: `${PROJECT}:${key}`,
-            message: "unknown setting (a typo?)",
+            message: unknownKeyMessage("unknown setting", key, [...STRUCTURED_KEYS, ...SECRET_KEYS]),
             allowed: [...STRUCTURED_KEYS, ...SECRET_KEYS].map((k) => `${PROJECT}:${k}`).join(", "),
         })),
         ...plaintextSecretProblems(raw.plaintextSecretKeys ?? []),
@@ -52,21 +52,41 @@ export function parseSettings(raw: RawConfig, options: ParseOptions): Settings {
             const issues = parsed.error.issues
                 .filter((issue) => issue.path[0] === key)
                 .map((issue) => ({ ...issue, path: issue.path.slice(1) }));
-            problems.push(...problemsFromIssues(`${PROJECT}:${key}`, issues, raw.values[key]));
+            problems.push(...problemsFromIssues(`${PROJECT}:${key}`, issues, raw.values[key], structuredSettingsSchema.shape[key]));
         }
         const elsewhere = parsed.error.issues.filter((issue) => !STRUCTURED_KEYS.some((key) => key === issue.path[0]));
         problems.push(...problemsFromIssues(PROJECT, elsewhere, raw.values));
     }
-    if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
+    // Unknown keys alone do not hide the rules that span keys: those run on the config without
+    // them, so one pass shows every problem.
+    const data = parsed.success ? parsed.data : withoutUnknownKeys(raw.values, parsed.error.issues);
+    if (data === undefined) throw new ConfigError(problems);
 
     const settings: Settings = {
-        ...parsed.data,
+        ...data,
         computePlaneKubeconfigNames: raw.computePlaneKubeconfigNames ?? [],
         secrets: raw.secrets,
     };
     problems.push(...crossKeyProblems(settings, options.releaseNames));
     if (problems.length > 0) throw new ConfigError(problems);
     return deepFreeze(settings);
+}
+
+/** The parsed config once the unknown keys are dropped, when they were its only problem. */
+function withoutUnknownKeys(
+    values: RawConfig["values"],
+    issues: readonly z.core.$ZodIssue[],
+): z.infer<typeof structuredSettingsSchema> | undefined {
+    if (!issues.every((issue) => issue.code === "unrecognized_keys")) return undefined;
+    const cleaned = structuredClone(values) as Record<PropertyKey, unknown>;
+    for (const issue of issues) {
+        if (issue.code !== "unrecognized_keys") continue;
+        let parent: unknown = cleaned;
+        for (const part of issue.path) parent = (parent as Record<PropertyKey, unknown> | undefined)?.[part];
+        if (parent && typeof parent === "object") for (const key of issue.keys) delete (parent as Record<string, unknown>)[key];
+    }
+    const again = structuredSettingsSchema.safeParse(cleaned);
+    return again.success ? again.data : undefined;
 }
 
 function deepFreeze<T>(value: T): T {

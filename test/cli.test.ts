@@ -156,6 +156,19 @@ describe("the command lines", { concurrency: true }, () => {
         });
     });
 
+    describe("a stack file render cannot read", () => {
+        it("invalid YAML: the file and line, exit 2, no stack trace", async () => {
+            const dir = path.join(tmp, "bad-yaml");
+            fs.mkdirSync(dir);
+            fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
+            fs.writeFileSync(path.join(dir, "Pulumi.bad.yaml"), "config:\n  nvcf-self-managed:controlPlane:\n    global: {domain: x\n");
+            const res = await sh(`npm run --silent render -- --stack bad --dir ${dir}`);
+            assert.equal(res.code, 2);
+            assert.match(res.stderr, /^Pulumi\.bad\.yaml: not valid YAML: .* \(line 4, column 1\)$/m);
+            assert.doesNotMatch(res.stderr, /\n\s+at /, "no stack trace");
+        });
+    });
+
     describe("a reader that stops early", () => {
         it("render | head -1: exit 0, no EPIPE stack trace", async () => {
             const res = await sh("npm run --silent render -- --stack dev | head -1");

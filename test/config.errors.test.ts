@@ -79,7 +79,7 @@ describe("a bad setting is one ConfigError naming key, value and what is allowed
     });
 
     test("an unknown top-level key (a typo Helmfile would ignore)", () => {
-        rejects({ natz: { workerAuth: "token" } }, [esc(`${CP}.natz: unknown key (a typo?)`)]);
+        rejects({ natz: { workerAuth: "token" } }, [esc(`${CP}.natz: unknown key (did you mean "nats"?)`)]);
     });
 
     test("an unknown nested key", () => {

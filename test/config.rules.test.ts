@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import * as pulumi from "@pulumi/pulumi";
 import { RELEASE_NAMES } from "../components/control-plane/catalog";
 import { RESERVED_PULL_SECRET_NAMES } from "../config/compute-plane-schema";
+import { controlPlaneSchema } from "../config/schema";
 import { assertProblems, configError, devRaw, parse } from "./support/raw-config";
 
 // parseSettings on raw config built in the test: no Pulumi program runs. Each test asserts the
@@ -70,8 +71,9 @@ describe("each key by its schema: every problem of the parse at once", () => {
         ]
             .map((k) => `${P}:${k}`)
             .join(", ");
-        assertProblems(devRaw({ unknownKeys: ["controlPlan"] }), [
-            { key: `${P}:controlPlan`, message: "unknown setting (a typo?)", allowed },
+        assertProblems(devRaw({ unknownKeys: ["controlPlan", "zzz"] }), [
+            { key: `${P}:controlPlan`, message: 'unknown setting (did you mean "controlPlane"?)', allowed },
+            { key: `${P}:zzz`, message: "unknown setting (a typo?)", allowed },
         ]);
     });
 
@@ -88,7 +90,7 @@ describe("each key by its schema: every problem of the parse at once", () => {
 
     test("controlPlane unset", () => {
         assertProblems(devRaw({ values: { controlPlane: undefined } }), [
-            { key: CP, message: "Invalid input: expected object, received undefined", allowed: "a value of type object" },
+            { key: CP, message: "is not set, and it is required", allowed: "a value of type object" },
         ]);
     });
 
@@ -149,20 +151,36 @@ describe("each key by its schema: every problem of the parse at once", () => {
         assertProblems(devRaw({ controlPlane: { natz: { workerAuth: "token" } } }), [
             {
                 key: `${CP}.natz`,
-                message: "unknown key (a typo?)",
+                message: 'unknown key (did you mean "nats"?)',
                 given: { workerAuth: "token" },
-                allowed: `the keys of ${CP} documented in the README`,
+                allowed: Object.keys(controlPlaneSchema.shape).join(", "),
             },
         ]);
+    });
+
+    test("a typo does not hide the rules that span keys: both come in one pass", () => {
+        assertProblems(
+            devRaw({
+                controlPlane: {
+                    global: { domian: "x.test" },
+                    nats: { workerAuth: "token", authCallout: { workerTokenAuth: { webhookUrl: "" } } },
+                },
+            }),
+            [
+                { key: `${CP}.global.domian`, message: 'unknown key (did you mean "domain"?)', given: "x.test" },
+                { key: `${CP}.nats.authCallout.workerTokenAuth.webhookUrl`, message: "must not be empty when nats.workerAuth is token" },
+            ],
+        );
     });
 
     test("an unknown nested key", () => {
         assertProblems(devRaw({ controlPlane: { global: { imagePullSecret: [] } } }), [
             {
                 key: `${CP}.global.imagePullSecret`,
-                message: "unknown key (a typo?)",
+                message: 'unknown key (did you mean "imagePullSecrets"?)',
                 given: [],
-                allowed: `the keys of ${CP}.global documented in the README`,
+                allowed:
+                    "domain, helm, imagePullSecrets, image, workerEndpoints, nodeSelectors, tolerations, storageClass, storageSize, observability",
             },
         ]);
     });
@@ -237,7 +255,7 @@ describe("each key by its schema: every problem of the parse at once", () => {
                     message: "must be an https URL, an oci:// reference or a path",
                     given: "ftp://x",
                 },
-                { key: `${P}:computePlanes[0].regoin`, message: "unknown key (a typo?)", given: "x" },
+                { key: `${P}:computePlanes[0].regoin`, message: 'unknown key (did you mean "region"?)', given: "x" },
             ],
         );
     });
@@ -272,7 +290,7 @@ describe("each key by its schema: every problem of the parse at once", () => {
                 values: { releases: { api: { version: "latest" } }, computePlanes: [plane({ clusterName: "GPU" })] },
             }),
             [
-                { key: `${P}:controlPlan`, message: "unknown setting (a typo?)" },
+                { key: `${P}:controlPlan`, message: 'unknown setting (did you mean "controlPlane"?)' },
                 {
                     key: `${P}:openbaoToken`,
                     message: "is stored in plain text in the stack file: set it again with `pulumi config set --secret openbaoToken`",

@@ -88,7 +88,8 @@ export async function renderCli(argv: readonly string[], io: Io, env: NodeJS.Pro
         text = FORMATS[format](rendered);
     } catch (error) {
         io.err(`${render.programErrorText(error)}\n`);
-        return 1;
+        // A stack file that cannot be read is an I/O error (2); a config the program rejects is 1.
+        return (error as Error | undefined)?.name === "StackFileError" ? 2 : 1;
     }
     if (out === undefined) {
         io.out(text);

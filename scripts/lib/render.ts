@@ -94,6 +94,8 @@ function providerUrn(reference: string, urns: ReadonlySet<string>): string | nul
 /** What `pulumi up` prints for a program failure: a RunError's message alone, else the stack trace. */
 export function programErrorText(error: unknown): string {
     if (pulumi.RunError.isInstance(error)) return error.message;
+    // An unreadable stack file: its name and line say it all (by name: plan-diff's base has its own copy).
+    if (error instanceof Error && error.name === "StackFileError") return error.message;
     if (error instanceof Error) return error.stack ?? error.message;
     return String(error);
 }

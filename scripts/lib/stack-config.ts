@@ -4,7 +4,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { parse as parseYaml } from "yaml";
+import { LineCounter, parse as parseYaml, parseDocument } from "yaml";
 import { isPlainObject } from "./rendered";
 import { REPO_ROOT } from "./repo";
 import { stackFile } from "./stack-file";
@@ -17,7 +17,7 @@ export type StackConfig = Record<string, unknown>;
  * decrypted), and the list of keys that were secret.
  */
 export function stackConfig(stack: string, root: string = REPO_ROOT): { config: StackConfig; secretKeys: string[] } {
-    const doc = parseYaml(fs.readFileSync(stackFile(root, stack), "utf8")) as { config?: StackConfig };
+    const doc = readStackFile(stackFile(root, stack));
     const config: StackConfig = {};
     const secretKeys: string[] = [];
     for (const [key, value] of Object.entries(doc.config ?? {})) {
@@ -29,6 +29,32 @@ export function stackConfig(stack: string, root: string = REPO_ROOT): { config: 
         }
     }
     return { config, secretKeys };
+}
+
+/** A stack file this tool cannot read: its name, and the line where YAML stopped. */
+export class StackFileError extends Error {
+    override readonly name = "StackFileError";
+}
+
+/** The stack file's document; a YAML error or a file without a `config:` map names the file and line. */
+function readStackFile(file: string): { config?: StackConfig } {
+    const name = path.basename(file);
+    const lineCounter = new LineCounter();
+    const doc = parseDocument(fs.readFileSync(file, "utf8"), { prettyErrors: false, lineCounter });
+    const [error] = doc.errors;
+    if (error) {
+        const at = lineCounter.linePos(error.pos[0]);
+        const where = ` (line ${at.line}, column ${at.col})`;
+        throw new StackFileError(`${name}: not valid YAML: ${error.message.split("\n")[0]}${where}`);
+    }
+    const value: unknown = doc.toJS();
+    if (value === null || value === undefined) {
+        throw new StackFileError(`${name} is empty: a stack file holds a \`config:\` map (start from Pulumi.dev.yaml)`);
+    }
+    if (!isPlainObject(value) || (value.config !== undefined && value.config !== null && !isPlainObject(value.config))) {
+        throw new StackFileError(`${name}: expected a \`config:\` map of settings at line 1 (start from Pulumi.dev.yaml)`);
+    }
+    return value as { config?: StackConfig };
 }
 
 /** Deep-merges `over` into `base` (objects merge, everything else replaces); `undefined` deletes. */
