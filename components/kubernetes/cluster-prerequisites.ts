@@ -20,7 +20,7 @@ export interface PrerequisiteChart {
 export const ENVOY_GATEWAY: PrerequisiteChart = { release: "eg", chart: "gateway-helm", repository: "oci://docker.io/envoyproxy" };
 
 /** Kyverno, from the repository NVIDIA's stack operations guide installs it from. */
-export const KYVERNO: PrerequisiteChart = { release: "kyverno", chart: "kyverno", repository: "https://kyverno.github.io/kyverno/" };
+export const KYVERNO: PrerequisiteChart = { release: "kyverno", chart: "kyverno", repository: "https://kyverno.github.io/kyverno" };
 
 export interface PrerequisiteReleaseArgs {
     readonly namespace: pulumi.Input<string>;
