@@ -30,8 +30,47 @@ export function crossKeyProblems(settings: Settings, releaseNames: readonly stri
         })),
         ...releaseOverrideProblems(settings, releaseNames),
         ...secretProblems(settings),
+        ...pullSecretModeProblems(settings),
         ...computePlaneProblems(settings),
     ];
+}
+
+/** Kyverno injects the stack's pull secret: there must be one, and Kyverno is installed only for that. */
+function pullSecretModeProblems(settings: Settings): ConfigProblem[] {
+    const { pullSecret, kyverno } = settings.registry;
+    const problems: ConfigProblem[] = [];
+    if (pullSecret.mode === "kyverno" && !pullSecret.enabled) {
+        problems.push({
+            key: `${PROJECT}:registry.pullSecret.mode`,
+            message: "kyverno injects the stack's pull secret, and registry.pullSecret.enabled is false (no pull secret)",
+            given: "kyverno",
+            allowed: "values, or registry.pullSecret.enabled: true",
+        });
+    }
+    if (pullSecret.mode === "kyverno" && pullSecret.enabled && ecrRegistry(settings.controlPlane.global.image.registry)) {
+        problems.push({
+            key: `${PROJECT}:registry.pullSecret.mode`,
+            message: "the stack creates no pull secret for an ECR registry (nodes pull with their IAM role), so there is nothing to inject",
+            given: "kyverno",
+            allowed: "values",
+        });
+    }
+    if (kyverno.install && pullSecret.mode !== "kyverno") {
+        problems.push({
+            key: `${PROJECT}:registry.kyverno.install`,
+            message: "installs Kyverno for registry.pullSecret.mode: kyverno, and the mode is values",
+            given: true,
+            allowed: "false, or registry.pullSecret.mode: kyverno",
+        });
+    }
+    if (kyverno.install && !kyverno.version) {
+        problems.push({
+            key: `${PROJECT}:registry.kyverno.version`,
+            message: "is required when registry.kyverno.install is true: the stack pins every chart it installs",
+            allowed: "the exact version of the kyverno chart (https://kyverno.github.io/kyverno/)",
+        });
+    }
+    return problems;
 }
 
 /**
@@ -152,6 +191,37 @@ function gatewayProblems(cp: ControlPlaneConfig): Problem[] {
         const why = "when ingress.gatewayApi.routes.nats.enabled is true";
         required("ingress.gatewayApi.gateways.nats.name", gw.gateways.nats.name, why);
         required("ingress.gatewayApi.gateways.nats.namespace", gw.gateways.nats.namespace, why);
+    }
+    return [...problems, ...gatewayInstallProblems(cp)];
+}
+
+/** The Gateway prerequisites the stack installs: only for the routes it installs, and fully pinned. */
+function gatewayInstallProblems(cp: ControlPlaneConfig): Problem[] {
+    const gw = cp.ingress.gatewayApi;
+    const install = gw.install;
+    if (!install.enabled) return [];
+    const problems: Problem[] = [];
+    if (!gw.enabled) {
+        problems.push({
+            path: "ingress.gatewayApi.install.enabled",
+            message: "installs the Gateway the routes attach to, and ingress.gatewayApi.enabled is false (no routes)",
+            given: true,
+            allowed: "false, or ingress.gatewayApi.enabled: true",
+        });
+    }
+    if (!install.crdsManifest) {
+        problems.push({
+            path: "ingress.gatewayApi.install.crdsManifest",
+            message: "is required when ingress.gatewayApi.install.enabled is true: the Gateway API CRDs cannot be fetched at run time",
+            allowed: "the path of the Gateway API v1.2.0 experimental-install.yaml (the bundle's version), downloaded once",
+        });
+    }
+    if (!install.envoyGateway.version) {
+        problems.push({
+            path: "ingress.gatewayApi.install.envoyGateway.version",
+            message: "is required when ingress.gatewayApi.install.enabled is true: the stack pins every chart it installs",
+            allowed: "the exact gateway-helm chart version of an Envoy Gateway release that supports Gateway API v1.2.0",
+        });
     }
     return problems;
 }

@@ -39,6 +39,11 @@ export function section<T extends z.core.$ZodLooseShape>(shape: T) {
 }
 
 const freeMap = z.record(z.string(), z.unknown());
+/** Where a cluster prerequisite's chart comes from, when not from its public repository (a mirror). */
+const chartRepository = () =>
+    g(filePath)
+        .regex(/^(https?:\/\/|oci:\/\/|\/|\.\.?\/)/, { message: "must be an https URL, an oci:// repository or a path" })
+        .optional();
 /** The bundle's placeholder org/team: accepted here so the rules can say what it is. */
 const PLACEHOLDER_REPOSITORY = "YOUR_ORG/YOUR_TEAM";
 const line = () => g(singleLine);
@@ -531,6 +536,22 @@ export const controlPlaneSchema = z.strictObject({
                     routeAnnotations: annotations(),
                 }),
             }),
+            /**
+             * Not in the bundle: the Gateway prerequisites (CRDs, Envoy Gateway, GatewayClass and
+             * Gateways) installed by the stack instead of by hand before it.
+             */
+            install: section({
+                enabled: z.boolean().default(false),
+                /** A local YAML file with the Gateway API CRDs (the bundle's: v1.2.0, experimental channel). */
+                crdsManifest: g(filePath).optional(),
+                gatewayClassName: g(dnsSubdomain).default("eg"),
+                envoyGateway: section({
+                    /** Required when enabled: the reference pins no Envoy Gateway chart version. */
+                    version: g(chartVersion, { message: "version must be a semantic version" }).optional(),
+                    repository: chartRepository(),
+                    values: freeMap.default({}),
+                }),
+            }),
             gateways: section({
                 shared: section({ name: orEmpty(dnsSubdomain).default(""), namespace: orEmpty(dnsLabel).default("") }),
                 grpc: section({ name: orEmpty(dnsSubdomain).default(""), namespace: orEmpty(dnsLabel).default("") }),
@@ -580,6 +601,20 @@ export const registrySchema = z
             /** Defaults to `global.image.registry`. */
             server: g(registryHost).optional(),
             username: g(registryUsername).default("$oauthtoken"),
+            /**
+             * values: each chart's `imagePullSecrets` name the secret. kyverno: a Kyverno ClusterPolicy
+             * adds it to every pod of the stack's namespaces, and the charts' values leave it out.
+             */
+            mode: z.enum(["values", "kyverno"]).default("values"),
+        }),
+        /** Kyverno, for `pullSecret.mode: kyverno`: installed by the stack, or already on each cluster. */
+        kyverno: section({
+            install: z.boolean().default(false),
+            /** Required with install: the reference pins no Kyverno chart version. */
+            version: g(chartVersion, { message: "version must be a semantic version" }).optional(),
+            repository: chartRepository(),
+            namespace: g(dnsLabel).default("kyverno"),
+            values: freeMap.default({}),
         }),
         account: section({
             username: g(registryUsername).default("$oauthtoken"),

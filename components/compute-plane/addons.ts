@@ -1,6 +1,6 @@
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
 import { kaiSchedulerPresent } from "../../config/derived-facts";
-import { chartFromSources, type ChartCredentials, type HelmSources } from "../kubernetes/chart-source";
+import { chartFromRepository, chartFromSources, type ChartCredentials, type HelmSources } from "../kubernetes/chart-source";
 import type { ChartRef } from "../kubernetes/helm-release";
 
 /**
@@ -143,20 +143,7 @@ export function addonChart(entry: AddonEntry, plane: ComputePlaneConfig, sources
             ? chartFromSources(entry.chart, { path }, undefined)
             : chartFromSources(entry.chart, sources.chartSources, sources.chartAuth);
     }
-    const override = entry.source.override(plane);
-    if (!override && sources.chartSources.path) return chartFromSources(entry.chart, { path: sources.chartSources.path }, undefined);
-    const repository = (override ?? entry.source.repository).replace(/\/$/, "");
-    const auth = override && sameHost(override, sources.chartSources) ? sources.chartAuth : undefined;
-    if (repository.startsWith("oci://")) return { chart: `${repository}/${entry.chart}`, ...(auth ? { repositoryOpts: auth } : {}) };
-    if (/^https?:\/\//.test(repository)) return { chart: entry.chart, repositoryOpts: { repo: repository, ...auth } };
-    return { chart: `${repository}/${entry.chart}` };
-}
-
-/** A mirror on the stack's own chart host gets the stack's chart credentials; any other host none. */
-function sameHost(repository: string, sources: HelmSources): boolean {
-    const host = repository.replace(/^(oci|https?):\/\//, "").split("/")[0];
-    const own = sources.url ? new URL(sources.url).host : sources.registry;
-    return !/^(\/|\.)/.test(repository) && host !== "" && host === own;
+    return chartFromRepository(entry.chart, entry.source.repository, entry.source.override(plane), sources);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ import { addonChart, addonDependencies, enabledAddons } from "./addons";
 import { InotifyTuner } from "./inotify-tuner";
 import { defaultEndpoints, nvcaOperatorValues } from "./nvca-values";
 import { SmbCsiDriver } from "./smb-csi-driver";
+import { KYVERNO, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
+import { PULL_SECRET_POLICY, pullSecretPolicy } from "../kubernetes/pull-secret-policy";
 
 /** The release, namespace and chart of the operator: the namespace is mandatory (its ResourceQuota, mirror and cleanup hard-code it). */
 export const NVCA_OPERATOR = { release: "nvca-operator", namespace: "nvca-operator", chart: "helm-nvca-operator" } as const;
@@ -59,6 +61,8 @@ export class ComputePlane extends pulumi.ComponentResource {
         const { plane, cluster, registry } = args;
         const skipAwait = cluster.skipAwait;
         const addons = enabledAddons(plane);
+        // Kyverno once per cluster: a plane on the control plane's cluster uses the control plane's.
+        const kyvernoInstall = plane.cluster.sameAsControlPlane ? undefined : registry.kyverno;
 
         this.provider = clusterProvider(`${name}-provider`, cluster, { parent: this });
         const children = { parent: this, providers: [this.provider] };
@@ -73,13 +77,39 @@ export class ComputePlane extends pulumi.ComponentResource {
                     ...[...new Set(addons.map((a) => a.namespace))]
                         .filter((ns) => ns !== NVCA_OPERATOR.namespace)
                         .map((ns) => ({ name: ns })),
+                    ...(kyvernoInstall ? [{ name: kyvernoInstall.namespace }] : []),
                 ],
             },
             children,
         );
+        // Kyverno's own namespace needs no NVCF credential.
+        const nvcfNamespaces = Object.fromEntries(Object.entries(namespaces.byName).filter(([ns]) => ns !== kyvernoInstall?.namespace));
         const pullSecrets = registry.pullSecret
-            ? new PullSecrets(`${name}-pull-secrets`, { ...registry.pullSecret, namespaces: namespaces.byName }, children)
+            ? new PullSecrets(`${name}-pull-secrets`, { ...registry.pullSecret, namespaces: nvcfNamespaces }, children)
             : undefined;
+        const kyverno = kyvernoInstall
+            ? prerequisiteRelease(
+                  `${name}-kyverno`,
+                  KYVERNO,
+                  { ...kyvernoInstall, namespace: namespaces.byName[kyvernoInstall.namespace].metadata.name, sources: registry, skipAwait },
+                  { parent: this, provider: this.provider, dependsOn: [namespaces.byName[kyvernoInstall.namespace]] },
+              )
+            : undefined;
+        // On the control plane's cluster, the control plane's Kyverno serves the policy.
+        const kyvernoServer = kyverno ? [kyverno] : plane.cluster.sameAsControlPlane && registry.kyverno ? [args.controlPlane] : [];
+        const policy =
+            registry.pullSecretMode === "kyverno" && registry.pullSecret && pullSecrets
+                ? pullSecretPolicy(
+                      `${name}-pull-secret-policy`,
+                      {
+                          policyName: `${PULL_SECRET_POLICY}-${plane.clusterName}`,
+                          secretName: registry.pullSecret.name,
+                          secrets: pullSecrets.byNamespace,
+                          kyverno: kyvernoServer,
+                      },
+                      { parent: this, provider: this.provider },
+                  )
+                : undefined;
 
         const tuner = new InotifyTuner(
             `${name}-inotify-tuner`,
@@ -134,7 +164,12 @@ export class ComputePlane extends pulumi.ComponentResource {
                 {
                     parent: this,
                     provider: this.provider,
-                    dependsOn: [ns, ...(secret ? [secret] : []), ...(addonDeps.get(entry.name) ?? []).map((dep) => addonReleases[dep])],
+                    dependsOn: [
+                        ns,
+                        ...(secret ? [secret] : []),
+                        ...(policy ? [policy] : []),
+                        ...(addonDeps.get(entry.name) ?? []).map((dep) => addonReleases[dep]),
+                    ],
                 },
             );
         }
@@ -151,7 +186,8 @@ export class ComputePlane extends pulumi.ComponentResource {
                 values: nvcaOperatorValues({
                     plane,
                     image: args.image,
-                    imagePullSecrets: [...registry.imagePullSecrets],
+                    // The mirror copies these to the function pods' namespaces, which the policy does not cover.
+                    imagePullSecrets: [...registry.forwardedPullSecrets],
                     endpoints: defaultEndpoints(plane, domain),
                     clusterId: this.registration.clusterId,
                     clusterGroupId: this.registration.clusterGroupId,
@@ -171,6 +207,7 @@ export class ComputePlane extends pulumi.ComponentResource {
                     ...Object.values(addonReleases),
                     ...Object.values(namespaces.byName),
                     ...Object.values(pullSecrets?.byNamespace ?? {}),
+                    ...(policy ? [policy] : []),
                 ],
             },
         );

@@ -15,6 +15,9 @@ import { installOrder, releaseDependencies } from "./ordering";
 import type { ReleaseHealth, ValuesContext } from "./values/context";
 import { routeHostnames } from "./values/ingress";
 import { OpenBaoGrantRevocation } from "../providers/grant-revocation";
+import { KYVERNO, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
+import { PULL_SECRET_POLICY, pullSecretPolicy } from "../kubernetes/pull-secret-policy";
+import { gatewayNamespaces, GatewayPrerequisites } from "./gateway-prerequisites";
 
 /** Namespaces whose listeners on the shared Gateway admit routes (gateway-routing.md). */
 export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
@@ -57,12 +60,16 @@ export function enabledReleases(cp: ControlPlaneConfig): CatalogEntry[] {
  * teardown keeps it by default.
  */
 export function ownedNamespaces(cp: ControlPlaneConfig): NamespaceSpec[] {
-    const external = new Set<string>([cp.ingress.gatewayApi.controllerNamespace]);
+    // With ingress.gatewayApi.install the stack installs the controller and Gateways, so it owns their namespaces.
+    const installsGateway = cp.ingress.gatewayApi.install.enabled;
+    const gateways = installsGateway ? gatewayNamespaces(cp) : [];
+    const external = new Set<string>(installsGateway ? [] : [cp.ingress.gatewayApi.controllerNamespace]);
     if (!cp.certManager.enabled) external.add("cert-manager");
-    const names = [...new Set(enabledReleases(cp).map((e) => e.namespace(cp)))].filter((n) => !external.has(n));
+    const names = [...new Set([...enabledReleases(cp).map((e) => e.namespace(cp)), ...gateways])].filter((n) => !external.has(n));
+    const platform = new Set<string>([...PLATFORM_NAMESPACES, ...gateways]);
     return names.map((name) => ({
         name,
-        ...((PLATFORM_NAMESPACES as readonly string[]).includes(name) ? { labels: { ...PLATFORM_LABEL } } : {}),
+        ...(platform.has(name) ? { labels: { ...PLATFORM_LABEL } } : {}),
         ...(name === "cert-manager" && !cp.certManager.deleteNamespaceOnDestroy ? { retainOnDelete: true } : {}),
     }));
 }
@@ -74,6 +81,10 @@ export function ownedNamespaces(cp: ControlPlaneConfig): NamespaceSpec[] {
 export class ControlPlane extends pulumi.ComponentResource {
     readonly namespaces: Namespaces;
     readonly pullSecrets?: PullSecrets;
+    /** The Kyverno ClusterPolicy adding the pull secret to every pod (registry.pullSecret.mode: kyverno). */
+    readonly pullSecretPolicy?: k8s.apiextensions.CustomResource;
+    /** The Gateway prerequisites, when the stack installs them (ingress.gatewayApi.install). */
+    readonly gateway?: GatewayPrerequisites;
     readonly releases: Readonly<Record<string, k8s.helm.v3.Release>>;
     readonly grantRevocation?: OpenBaoGrantRevocation;
     readonly outputs: {
@@ -88,14 +99,68 @@ export class ControlPlane extends pulumi.ComponentResource {
         const cp = args.environment;
         const { registry } = args;
 
-        this.namespaces = new Namespaces(`${name}-namespaces`, { namespaces: ownedNamespaces(cp) }, { parent: this });
+        const kyvernoNs = registry.kyverno ? [{ name: registry.kyverno.namespace }] : [];
+        this.namespaces = new Namespaces(`${name}-namespaces`, { namespaces: [...ownedNamespaces(cp), ...kyvernoNs] }, { parent: this });
         if (registry.pullSecret) {
+            // Kyverno's own namespace needs no NVCF credential.
+            const nvcfNamespaces = Object.fromEntries(
+                Object.entries(this.namespaces.byName).filter(([ns]) => ns !== registry.kyverno?.namespace),
+            );
             this.pullSecrets = new PullSecrets(
                 `${name}-pull-secrets`,
-                { ...registry.pullSecret, namespaces: this.namespaces.byName },
+                { ...registry.pullSecret, namespaces: nvcfNamespaces },
                 { parent: this },
             );
         }
+        const kyverno = registry.kyverno
+            ? prerequisiteRelease(
+                  `${name}-kyverno`,
+                  KYVERNO,
+                  {
+                      ...registry.kyverno,
+                      namespace: this.namespaces.byName[registry.kyverno.namespace].metadata.name,
+                      sources: registry,
+                      skipAwait: args.cluster.skipAwait,
+                  },
+                  { parent: this, dependsOn: [this.namespaces.byName[registry.kyverno.namespace]] },
+              )
+            : undefined;
+        this.pullSecretPolicy =
+            registry.pullSecretMode === "kyverno" && registry.pullSecret && this.pullSecrets
+                ? pullSecretPolicy(
+                      `${name}-pull-secret-policy`,
+                      {
+                          policyName: PULL_SECRET_POLICY,
+                          secretName: registry.pullSecret.name,
+                          secrets: this.pullSecrets.byNamespace,
+                          kyverno: kyverno ? [kyverno] : [],
+                      },
+                      { parent: this },
+                  )
+                : undefined;
+        const controllerNamespace = cp.ingress.gatewayApi.controllerNamespace;
+        const controllerSecret = this.pullSecrets?.byNamespace[controllerNamespace];
+        this.gateway = cp.ingress.gatewayApi.install.enabled
+            ? new GatewayPrerequisites(
+                  `${name}-gateway`,
+                  {
+                      cp,
+                      namespaces: this.namespaces.byName,
+                      controllerNeeds: [
+                          ...(controllerSecret ? [controllerSecret] : []),
+                          ...(this.pullSecretPolicy ? [this.pullSecretPolicy] : []),
+                      ],
+                      sources: registry,
+                      skipAwait: args.cluster.skipAwait,
+                  },
+                  { parent: this },
+              )
+            : undefined;
+        // Every release after the policy (its pods get the secret) and the Gateways (its routes attach); destroy reverses it.
+        const prerequisites: pulumi.Resource[] = [
+            ...(this.pullSecretPolicy ? [this.pullSecretPolicy] : []),
+            ...(this.gateway?.gateways ?? []),
+        ];
 
         const enabled = enabledReleases(cp);
         const health = new Map<string, ReleaseHealth>();
@@ -126,6 +191,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                 ...(ns ? [ns] : []),
                 ...(this.pullSecrets?.byNamespace[namespace] ? [this.pullSecrets.byNamespace[namespace]] : []),
                 ...(dependencies.get(entry.name) ?? []).map((dep) => releases[dep]),
+                ...prerequisites,
             ];
             releases[entry.name] = helmRelease(
                 `${name}-${entry.name}`,

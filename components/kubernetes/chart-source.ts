@@ -38,3 +38,30 @@ export function chartFromSources(chart: string, sources: HelmSources, auth: Char
         ...(auth ? { repositoryOpts: auth } : {}),
     };
 }
+
+/**
+ * Where Helm pulls a chart that is not the stack's own (an add-on, a cluster prerequisite): the
+ * configured mirror, else the stack's local chart directory when its charts are mirrored to one,
+ * else the chart's public repository (no credentials: the stack's chart credentials are for its
+ * own source, and go only to a mirror on the same host).
+ */
+export function chartFromRepository(
+    chart: string,
+    publicRepository: string,
+    override: string | undefined,
+    sources: { readonly chartSources: HelmSources; readonly chartAuth?: ChartCredentials },
+): ChartRef {
+    if (!override && sources.chartSources.path) return chartFromSources(chart, { path: sources.chartSources.path }, undefined);
+    const repository = (override ?? publicRepository).replace(/\/$/, "");
+    const auth = override && sameHost(override, sources.chartSources) ? sources.chartAuth : undefined;
+    if (repository.startsWith("oci://")) return { chart: `${repository}/${chart}`, ...(auth ? { repositoryOpts: auth } : {}) };
+    if (/^https?:\/\//.test(repository)) return { chart, repositoryOpts: { repo: repository, ...auth } };
+    return { chart: `${repository}/${chart}` };
+}
+
+/** A mirror on the stack's own chart host gets the stack's chart credentials; any other host none. */
+function sameHost(repository: string, sources: HelmSources): boolean {
+    const host = repository.replace(/^(oci|https?):\/\//, "").split("/")[0];
+    const own = sources.url ? new URL(sources.url).host : sources.registry;
+    return !/^(\/|\.)/.test(repository) && host !== "" && host === own;
+}

@@ -10,12 +10,29 @@ import type { PullSecretsArgs } from "../kubernetes/pull-secrets";
 export interface RegistryAccess {
     /** The pull secret the stack creates in every namespace it owns; unset when it creates none. */
     readonly pullSecret?: Omit<PullSecretsArgs, "namespaces">;
-    /** The charts' `imagePullSecrets`: the configured ones, then the stack's own pull secret. */
+    /** The charts' `imagePullSecrets`: the configured ones, then the stack's own pull secret (unless Kyverno injects it). */
     readonly imagePullSecrets: readonly { readonly name: string }[];
+    /**
+     * The `imagePullSecrets` of a chart that hands them on to workloads it creates outside the
+     * stack's namespaces (NVCA's mirror copies them for the function pods): always with the
+     * stack's pull secret, which no Kyverno policy adds there.
+     */
+    readonly forwardedPullSecrets: readonly { readonly name: string }[];
+    /** How pods get the stack's pull secret: the charts' values, or a Kyverno ClusterPolicy on their namespaces. */
+    readonly pullSecretMode: "values" | "kyverno";
+    /** Kyverno's chart, when the stack installs Kyverno (`registry.kyverno.install`). */
+    readonly kyverno?: KyvernoInstall;
     /** Where the `nvcf` repository's charts come from. */
     readonly chartSources: HelmSources;
     /** Credentials for those chart pulls, when the source needs them. */
     readonly chartAuth?: ChartCredentials;
+}
+
+export interface KyvernoInstall {
+    readonly version: string;
+    readonly repository?: string;
+    readonly namespace: string;
+    readonly values: Record<string, unknown>;
 }
 
 /** The registry a plane pulls from, as its settings give it. */
@@ -28,14 +45,29 @@ export interface RegistryRequest {
 export function resolveRegistry(settings: Settings, aws: AwsProviders, request: RegistryRequest): RegistryAccess {
     const pull = settings.registry.pullSecret;
     const password = pullSecretPassword(settings, request.imageRegistry);
-    const imagePullSecrets = [...request.imagePullSecrets];
-    if (password && !imagePullSecrets.some((s) => s.name === pull.name)) imagePullSecrets.push({ name: pull.name });
+    const forwardedPullSecrets = [...request.imagePullSecrets];
+    if (password && !forwardedPullSecrets.some((s) => s.name === pull.name)) forwardedPullSecrets.push({ name: pull.name });
+    // With Kyverno the policy adds the secret to every pod, so the values keep only the user's own.
+    const imagePullSecrets = pull.mode === "kyverno" ? [...request.imagePullSecrets] : forwardedPullSecrets;
+    const kyverno = settings.registry.kyverno;
     const chartAuth = chartAuthFor(request.chartSources, settings, aws);
     return {
         ...(password
             ? { pullSecret: { name: pull.name, server: pull.server ?? request.imageRegistry, username: pull.username, password } }
             : {}),
         imagePullSecrets,
+        forwardedPullSecrets,
+        pullSecretMode: pull.mode,
+        ...(pull.mode === "kyverno" && kyverno.install && kyverno.version
+            ? {
+                  kyverno: {
+                      version: kyverno.version,
+                      ...(kyverno.repository ? { repository: kyverno.repository } : {}),
+                      namespace: kyverno.namespace,
+                      values: kyverno.values,
+                  },
+              }
+            : {}),
         chartSources: request.chartSources,
         ...(chartAuth ? { chartAuth } : {}),
     };

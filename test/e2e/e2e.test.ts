@@ -31,7 +31,14 @@ const NGC_KEY = "e2e-ngc-key";
 const CASSANDRA_PASSWORD = "e2e-cassandra-password-0123456789";
 const GPU = "gpu-e2e";
 const CONTROLLER_NS = "envoy-gateway-system";
-/** Every namespace the stack owns with this config (control plane + one compute plane with every add-on). */
+/** The Gateway's namespace, which the stack owns (and labels) when it installs the Gateway prerequisites. */
+const GATEWAY_NS = "envoy-gateway";
+/** A stand-in for Gateway API v1.2.0's experimental-install.yaml (three CRDs). */
+const GATEWAY_CRDS = path.join(__dirname, "manifests", "gateway-api-crds.yaml");
+/** The version of the Envoy Gateway and Kyverno fixture charts, pinned by the e2e stack. */
+const FIXTURE_VERSION = "0.0.0-e2e";
+const PULL_SECRET = "nvcr-pull-secret";
+/** Every namespace the stack owns with this config (control plane + one compute plane with every add-on), each with the pull secret. */
 const STACK_NAMESPACES = [
     "monitoring",
     "nats-system",
@@ -42,6 +49,8 @@ const STACK_NAMESPACES = [
     "sis",
     "nvcf",
     "ess",
+    CONTROLLER_NS,
+    GATEWAY_NS,
     "nvca-operator",
     "nvca-system",
     "nvcf-backend",
@@ -72,7 +81,8 @@ const skip =
 /**
  * The e2e stack file's config, as a user writes it: Pulumi.dev.yaml's, with local charts, no
  * awaiting, one same-cluster GPU plane with every add-on on (their charts from the same local
- * directory). The secrets are set with `pulumi config set --secret`.
+ * directory), and nothing installed by hand: the Gateway prerequisites and Kyverno come with the
+ * stack, and Kyverno injects the pull secret. The secrets are set with `pulumi config set --secret`.
  */
 function stackConfig(icmsUrl: string, openbaoUrl: string) {
     return {
@@ -92,9 +102,10 @@ function stackConfig(icmsUrl: string, openbaoUrl: string) {
                 gatewayApi: {
                     controllerNamespace: CONTROLLER_NS,
                     gateways: {
-                        shared: { name: "nvcf-gateway", namespace: "envoy-gateway" },
-                        grpc: { name: "nvcf-gateway", namespace: "envoy-gateway" },
+                        shared: { name: "nvcf-gateway", namespace: GATEWAY_NS },
+                        grpc: { name: "nvcf-gateway", namespace: GATEWAY_NS },
                     },
+                    install: { enabled: true, crdsManifest: GATEWAY_CRDS, envoyGateway: { version: FIXTURE_VERSION } },
                 },
             },
         },
@@ -107,6 +118,7 @@ function stackConfig(icmsUrl: string, openbaoUrl: string) {
                 addons: ADDON_SWITCHES,
             },
         ],
+        "nvcf-self-managed:registry": { pullSecret: { mode: "kyverno" }, kyverno: { install: true, version: FIXTURE_VERSION } },
         "nvcf-self-managed:openbaoAccess": { address: openbaoUrl },
     };
 }
@@ -197,11 +209,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             kubeconfig = cluster.kubeconfig;
         }
         kube = new Kube(kubeconfig);
-        // The Envoy Gateway namespace is a prerequisite the stack never creates (README).
-        if (!(await kube.get(`/api/v1/namespaces/${CONTROLLER_NS}`))) {
-            const res = await kube.request("POST", "/api/v1/namespaces", { metadata: { name: CONTROLLER_NS } });
-            assert.equal(res.status, 201, res.text);
-        }
+        // Nothing is created by hand: the stack owns the Envoy Gateway namespace with ingress.gatewayApi.install.
         await fake.start();
         await openbao.start();
 
@@ -356,6 +364,8 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             "csi-driver-smb",
             ...ADDON_RELEASES,
             "nvca-operator",
+            "eg",
+            "kyverno",
         ]) {
             assert.ok(
                 releases.some((r) => r.name === must),
@@ -377,10 +387,49 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             assert.ok(auth, `nvcr.io entry in ${ns}: ${Object.keys(docker.auths)}`);
             assert.equal(Buffer.from(auth.auth, "base64").toString("utf8"), `$oauthtoken:${NGC_KEY}`);
         }
-        for (const ns of ["api-keys", "ess", "sis", "nvcf"]) {
+        for (const ns of ["api-keys", "ess", "sis", "nvcf", GATEWAY_NS]) {
             const obj = await kube.get<any>(`/api/v1/namespaces/${ns}`);
             assert.equal(obj.metadata.labels["nvcf/platform"], "true", `${ns} label`);
         }
+        // Kyverno's own namespace is the stack's, without the NVCF credential.
+        assert.ok(await kube.get("/api/v1/namespaces/kyverno"), "namespace kyverno");
+        assert.equal(await kube.get(`/api/v1/namespaces/kyverno/secrets/${PULL_SECRET}`), undefined);
+    });
+
+    it(
+        "installed the Gateway prerequisites: the CRDs, a GatewayClass and the Gateway with the routes' listeners",
+        { timeout: MIN },
+        async () => {
+            for (const crd of ["gatewayclasses", "gateways", "httproutes"]) {
+                const obj = await kube.get<any>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}.gateway.networking.k8s.io`);
+                assert.ok(obj, `CRD ${crd}`);
+                assert.equal(obj.metadata.annotations["gateway.networking.k8s.io/bundle-version"], "v1.2.0");
+            }
+            const gatewayClass = await kube.get<any>("/apis/gateway.networking.k8s.io/v1/gatewayclasses/eg");
+            assert.equal(gatewayClass?.spec.controllerName, "gateway.envoyproxy.io/gatewayclass-controller");
+            const gateway = await kube.get<any>(`/apis/gateway.networking.k8s.io/v1/namespaces/${GATEWAY_NS}/gateways/nvcf-gateway`);
+            assert.ok(gateway, "Gateway envoy-gateway/nvcf-gateway");
+            assert.equal(gateway.spec.gatewayClassName, "eg");
+            const selector = { namespaces: { from: "Selector", selector: { matchLabels: { "nvcf/platform": "true" } } } };
+            assert.deepEqual(gateway.spec.listeners, [
+                { name: "http", protocol: "HTTP", port: 80, allowedRoutes: selector },
+                { name: "tcp", protocol: "TCP", port: 10081, allowedRoutes: selector },
+            ]);
+        },
+    );
+
+    it("installed Kyverno's ClusterPolicies: the pull secret on every pod of each plane's namespaces", { timeout: MIN }, async () => {
+        const policy = async (name: string) => (await kube.get<any>(`/apis/kyverno.io/v1/clusterpolicies/${name}`))?.spec.rules[0];
+        const cpRule = await policy("nvcf-pull-secret");
+        assert.ok(cpRule, "ClusterPolicy nvcf-pull-secret");
+        const planeNamespaces = ["nvca-operator", "nvca-system", "nvcf-backend", "kai-scheduler", "grove-system", "dynamo-system"];
+        assert.deepEqual(
+            [...cpRule.match.any[0].resources.namespaces].sort(),
+            STACK_NAMESPACES.filter((ns) => !planeNamespaces.includes(ns)).sort(),
+        );
+        assert.deepEqual(cpRule.mutate.patchStrategicMerge.spec.imagePullSecrets, [{ name: PULL_SECRET }]);
+        const planeRule = await policy(`nvcf-pull-secret-${GPU}`);
+        assert.deepEqual([...planeRule.match.any[0].resources.namespaces].sort(), [...planeNamespaces].sort());
     });
 
     it("created the node-inotify-tuner DaemonSet as the runbook gives it", { timeout: MIN }, async () => {
@@ -422,6 +471,13 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
                 );
             }
         }
+        // Envoy Gateway and Kyverno come before every NVCF release.
+        for (const [name, rec] of byName) {
+            // The SMB CSI driver (kube-system) is the GPU cluster's own prerequisite: it waits for neither.
+            if (["eg", "kyverno", "csi-driver-smb"].includes(name)) continue;
+            for (const first of ["eg", "kyverno"])
+                assert.ok(nanos(byName.get(first)!.firstDeployed) < nanos(rec.firstDeployed), `${name} installed after ${first}`);
+        }
         // The operator waits for its cluster's prerequisites and the whole control plane.
         const operator = nanos(byName.get("nvca-operator")!.firstDeployed);
         for (const [name, rec] of byName) {
@@ -449,8 +505,14 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         assert.equal(values.get("nats").nats?.workerAuth ?? "nkey", "nkey", "NATS worker auth");
         assert.equal(values.get("api").api?.natsWorkerAuth ?? "nkey", "nkey", "api NATS worker auth");
 
+        // Kyverno injects the pull secret: no chart's values name it, except NVCA's, whose mirror forwards it.
+        for (const [name, v] of values) {
+            if (name !== "nvca-operator") assert.ok(!JSON.stringify(v).includes(`"${PULL_SECRET}"`), `${name} values name the pull secret`);
+        }
+        assert.deepEqual(values.get("nvca-operator").imagePullSecrets, [{ name: PULL_SECRET }]);
+        assert.deepEqual(values.get("eg"), {}, "Envoy Gateway gets the configured values only");
         // The add-ons: the bundle's values, and NVCA's gates and merge config naming them.
-        assert.deepEqual(values.get("kai-scheduler").global.imagePullSecrets, [{ name: "nvcr-pull-secret" }]);
+        assert.equal(values.get("kai-scheduler").global.imagePullSecrets, undefined);
         assert.equal(values.get("kai-scheduler").defaultQueue.childName, "default-queue");
         assert.deepEqual(values.get("nvcf-kai-topology").kaiScheduler, { enabled: true });
         assert.deepEqual(values.get("nvcf-grove-topology").groveOperator, { enabled: true });
@@ -588,15 +650,33 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
                 .map((r: any) => [r.urn, r.inputs.name]),
         );
         assert.equal(planeReleases.size, ADDON_RELEASES.length + 1, "every add-on and the operator deployed before destroy");
+        // The Gateway prerequisites and the Kyverno pieces by URN, labelled by kind and name.
+        const tracked = new Map<string, string>(planeReleases);
+        const cpReleases: string[] = [];
+        const controlPlaneSecrets: string[] = [];
+        for (const r of await deployedResources()) {
+            const name = r.inputs?.metadata?.name ?? r.inputs?.name;
+            if (r.type === "kubernetes:helm.sh/v3:Release" && r.urn.includes("ControlPlane")) {
+                tracked.set(r.urn, `release ${name}`);
+                if (!["eg", "kyverno"].includes(name)) cpReleases.push(`release ${name}`);
+            }
+            if (r.type === "kubernetes:core/v1:Secret" && r.urn.includes("ControlPlane") && r.urn.includes("PullSecrets")) {
+                tracked.set(r.urn, `secret ${r.inputs.metadata.namespace}`);
+                controlPlaneSecrets.push(`secret ${r.inputs.metadata.namespace}`);
+            }
+            for (const kind of ["CustomResourceDefinition", "GatewayClass", "Gateway", "ClusterPolicy"]) {
+                if (r.type.endsWith(`:${kind}`)) tracked.set(r.urn, `${kind} ${name}`);
+            }
+        }
         const started = new Map<string, number>();
         const finished = new Map<string, number>();
         let seq = 0;
         const onEvent = ({ event }: TimedEvent) => {
             seq++;
             const pre = event.resourcePreEvent?.metadata;
-            if (pre?.op === "delete" && planeReleases.has(pre.urn)) started.set(planeReleases.get(pre.urn)!, seq);
+            if (pre?.op === "delete" && tracked.has(pre.urn)) started.set(tracked.get(pre.urn)!, seq);
             const out = event.resOutputsEvent?.metadata;
-            if (out?.op === "delete" && planeReleases.has(out.urn)) finished.set(planeReleases.get(out.urn)!, seq);
+            if (out?.op === "delete" && tracked.has(out.urn)) finished.set(tracked.get(out.urn)!, seq);
         };
         await timed("destroy", () => withNamespaceFinalizer(() => cli.run(["destroy", "--yes", "--skip-preview"], { onEvent })));
         // Reverse order: the operator first, then each add-on before what it needs.
@@ -607,6 +687,18 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         };
         for (const addon of ADDON_RELEASES) removedBefore("nvca-operator", addon);
         for (const [name, needs] of addonDependencies(ADDONS)) for (const need of needs) removedBefore(name, need);
+        // The Gateway prerequisites last: after every NVCF release, the Gateway, its class, the controller, then the CRDs.
+        const gateway = "Gateway nvcf-gateway";
+        assert.ok(cpReleases.length > 20, `control-plane releases: ${cpReleases.length}`);
+        for (const r of cpReleases) removedBefore(r, gateway);
+        removedBefore(gateway, "GatewayClass eg");
+        removedBefore("GatewayClass eg", "release eg");
+        for (const crd of ["gatewayclasses", "gateways", "httproutes"])
+            removedBefore("release eg", `CustomResourceDefinition ${crd}.gateway.networking.k8s.io`);
+        // Kyverno: each policy before the pull secrets it names, and before Kyverno itself.
+        for (const secret of controlPlaneSecrets) removedBefore("ClusterPolicy nvcf-pull-secret", secret);
+        removedBefore("ClusterPolicy nvcf-pull-secret", "release kyverno");
+        removedBefore(`ClusterPolicy nvcf-pull-secret-${GPU}`, "release kyverno");
         assert.deepEqual(await deployedResources(), [], "the stack holds no resource");
         assert.deepEqual(
             (await releaseSecrets()).map((s) => `${s.metadata.namespace}/${s.metadata.name}`),
@@ -620,6 +712,18 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             const obj = await kube.get<any>(`/api/v1/namespaces/${ns}`);
             assert.ok(!obj || obj.metadata.deletionTimestamp, `namespace ${ns} gone or terminating`);
         }
+        for (const crd of ["gatewayclasses", "gateways", "httproutes"]) {
+            const obj = await kube.get<any>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}.gateway.networking.k8s.io`);
+            assert.ok(!obj || obj.metadata.deletionTimestamp, `CRD ${crd} gone`);
+        }
+        const policies = await kube.get<any>("/apis/kyverno.io/v1/clusterpolicies").catch(() => undefined);
+        assert.deepEqual(
+            (policies?.items ?? []).map((p: any) => p.metadata.name),
+            [],
+            "no ClusterPolicy left",
+        );
+        const kyvernoNs = await kube.get<any>("/api/v1/namespaces/kyverno");
+        assert.ok(!kyvernoNs || kyvernoNs.metadata.deletionTimestamp, "namespace kyverno gone or terminating");
         assert.equal(
             await kube.get("/apis/apps/v1/namespaces/kube-system/daemonsets/node-inotify-tuner"),
             undefined,

@@ -1,0 +1,181 @@
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { ControlPlaneConfig } from "../../config/schema";
+import { PROJECT } from "../../config/project";
+import type { ChartCredentials, HelmSources } from "../kubernetes/chart-source";
+import { ENVOY_GATEWAY, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
+
+/** The label the listeners admit routes from (gateway-routing.md); the Gateways' namespaces carry it too. */
+export const GATEWAY_ROUTE_LABEL = { "nvcf/platform": "true" } as const;
+/** Envoy Gateway's controller, which a GatewayClass names to be served by it. */
+export const ENVOY_GATEWAY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller";
+
+export interface GatewayListener {
+    readonly name: string;
+    readonly protocol: "HTTP" | "TCP";
+    readonly port: number;
+}
+
+export interface GatewaySpec {
+    readonly name: string;
+    readonly namespace: string;
+    readonly listeners: readonly GatewayListener[];
+}
+
+/**
+ * The Gateways the bundle's routes attach to, each with exactly the listeners its routes name:
+ * `http` 80 on the shared Gateway (the HTTPRoutes), `tcp` 10081 on the gRPC Gateway (the `grpc`
+ * TCPRoute), the worker listener (10086) there when the worker route is on, and the NATS listener
+ * (4222) on the NATS Gateway when the NATS route is on. Gateways named alike are one Gateway.
+ */
+export function gatewaySpecs(cp: ControlPlaneConfig): GatewaySpec[] {
+    const gw = cp.ingress.gatewayApi;
+    const byKey = new Map<string, { name: string; namespace: string; listeners: GatewayListener[] }>();
+    const add = (ref: { name: string; namespace: string }, listener: GatewayListener) => {
+        const key = `${ref.namespace}/${ref.name}`;
+        const spec = byKey.get(key) ?? { name: ref.name, namespace: ref.namespace, listeners: [] };
+        if (!spec.listeners.some((l) => l.name === listener.name)) spec.listeners.push(listener);
+        byKey.set(key, spec);
+    };
+    add(gw.gateways.shared, { name: "http", protocol: "HTTP", port: 80 });
+    add(gw.gateways.grpc, { name: "tcp", protocol: "TCP", port: 10081 });
+    if (gw.routes.grpcWorker.enabled) add(gw.gateways.grpc, { name: gw.routes.grpcWorker.listenerName, protocol: "TCP", port: 10086 });
+    if (gw.routes.nats.enabled) add(gw.gateways.nats, { name: gw.gateways.nats.listenerName, protocol: "TCP", port: 4222 });
+    return [...byKey.values()];
+}
+
+/** The namespaces the Gateways live in: owned, and labelled, by the stack when it installs them. */
+export function gatewayNamespaces(cp: ControlPlaneConfig): string[] {
+    return [...new Set(gatewaySpecs(cp).map((g) => g.namespace))];
+}
+
+export interface GatewayPrerequisitesArgs {
+    readonly cp: ControlPlaneConfig;
+    /** The stack's namespaces: the controller's and the Gateways' among them. */
+    readonly namespaces: Readonly<Record<string, k8s.core.v1.Namespace>>;
+    /** What the controller's pods need first in its namespace (the pull secret, the Kyverno policy). */
+    readonly controllerNeeds: readonly pulumi.Resource[];
+    readonly sources: { readonly chartSources: HelmSources; readonly chartAuth?: ChartCredentials };
+    readonly skipAwait: boolean;
+}
+
+type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string }; status?: unknown } & Record<string, unknown>;
+
+/**
+ * What the README used to list as prerequisites of the routes, installed with the stack: the
+ * Gateway API CRDs from the user's manifest, Envoy Gateway from its chart, a GatewayClass served
+ * by it, and the Gateways. Each depends on the one before, and the control plane's releases on
+ * the Gateways, so destroy removes the releases first, then the Gateways (while the controller
+ * still runs to clear their finalizers), the controller, and the CRDs last.
+ */
+export class GatewayPrerequisites extends pulumi.ComponentResource {
+    readonly crds: pulumi.CustomResource[];
+    readonly controller: k8s.helm.v3.Release;
+    readonly gatewayClass: k8s.apiextensions.CustomResource;
+    readonly gateways: k8s.apiextensions.CustomResource[];
+
+    constructor(name: string, args: GatewayPrerequisitesArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("nvcf:control-plane:GatewayPrerequisites", name, {}, opts);
+        const { cp } = args;
+        const install = cp.ingress.gatewayApi.install;
+        const manifestPath = install.crdsManifest;
+        if (!manifestPath) throw new Error("ingress.gatewayApi.install.crdsManifest is unset (the rules require it)");
+        const skipAwait = args.skipAwait ? { "pulumi.com/skipAwait": "true" } : undefined;
+
+        this.crds = readManifest(manifestPath).map((doc) => {
+            const { status: _status, ...object } = doc;
+            const objectName = `${name}-${String(doc.kind).toLowerCase()}-${String(doc.metadata?.name)}`;
+            return doc.kind === "CustomResourceDefinition"
+                ? new k8s.apiextensions.v1.CustomResourceDefinition(
+                      objectName,
+                      object as unknown as k8s.apiextensions.v1.CustomResourceDefinitionArgs,
+                      {
+                          parent: this,
+                      },
+                  )
+                : new k8s.apiextensions.CustomResource(objectName, object as k8s.apiextensions.CustomResourceArgs, { parent: this });
+        });
+
+        const controllerNamespace = args.namespaces[cp.ingress.gatewayApi.controllerNamespace];
+        this.controller = prerequisiteRelease(
+            `${name}-envoy-gateway`,
+            ENVOY_GATEWAY,
+            {
+                namespace: controllerNamespace.metadata.name,
+                version: install.envoyGateway.version ?? "",
+                ...(install.envoyGateway.repository ? { repository: install.envoyGateway.repository } : {}),
+                values: install.envoyGateway.values,
+                sources: args.sources,
+                skipAwait: args.skipAwait,
+            },
+            // The stack's CRDs first: the chart's own copy of them is then skipped by Helm, never installed twice.
+            { parent: this, dependsOn: [controllerNamespace, ...args.controllerNeeds, ...this.crds] },
+        );
+
+        this.gatewayClass = new k8s.apiextensions.CustomResource(
+            `${name}-class`,
+            {
+                apiVersion: "gateway.networking.k8s.io/v1",
+                kind: "GatewayClass",
+                metadata: { name: install.gatewayClassName, ...(skipAwait ? { annotations: skipAwait } : {}) },
+                spec: { controllerName: ENVOY_GATEWAY_CONTROLLER },
+            },
+            { parent: this, dependsOn: [...this.crds, this.controller] },
+        );
+
+        this.gateways = gatewaySpecs(cp).map((gateway) => {
+            const ns = args.namespaces[gateway.namespace];
+            return new k8s.apiextensions.CustomResource(
+                `${name}-${gateway.namespace}-${gateway.name}`,
+                {
+                    apiVersion: "gateway.networking.k8s.io/v1",
+                    kind: "Gateway",
+                    metadata: { name: gateway.name, namespace: ns.metadata.name, ...(skipAwait ? { annotations: skipAwait } : {}) },
+                    spec: {
+                        gatewayClassName: install.gatewayClassName,
+                        listeners: gateway.listeners.map((l) => ({
+                            ...l,
+                            allowedRoutes: { namespaces: { from: "Selector", selector: { matchLabels: { ...GATEWAY_ROUTE_LABEL } } } },
+                        })),
+                    },
+                },
+                { parent: this, dependsOn: [ns, this.gatewayClass, this.controller, ...this.crds] },
+            );
+        });
+        this.registerOutputs({ gateways: this.gateways.map((g) => g.metadata.name) });
+    }
+}
+
+/**
+ * The objects of the CRD manifest, read when the program runs: the file is the user's copy of a
+ * Gateway API release (no network at run time), parsed by the YAML reader the Kubernetes client uses.
+ */
+function readManifest(file: string): Manifest[] {
+    const key = `${PROJECT}:controlPlane.ingress.gatewayApi.install.crdsManifest`;
+    let text: string;
+    try {
+        text = fs.readFileSync(file, "utf8");
+    } catch (err) {
+        throw new pulumi.RunError(`${key}: cannot read ${file}: ${(err as Error).message}`, { cause: err });
+    }
+    let docs: unknown[];
+    try {
+        docs = loadAll(text);
+    } catch (err) {
+        throw new pulumi.RunError(`${key}: ${file} is not valid YAML: ${(err as Error).message}`, { cause: err });
+    }
+    const objects = docs.filter((d): d is Manifest => !!d && typeof d === "object" && !Array.isArray(d));
+    const bad = objects.find((o) => typeof o.apiVersion !== "string" || typeof o.kind !== "string" || typeof o.metadata?.name !== "string");
+    if (bad) throw new pulumi.RunError(`${key}: ${file} holds an object without apiVersion, kind or metadata.name`);
+    if (!objects.some((o) => o.kind === "CustomResourceDefinition" && o.metadata?.name === "gateways.gateway.networking.k8s.io")) {
+        throw new pulumi.RunError(`${key}: ${file} holds no CustomResourceDefinition gateways.gateway.networking.k8s.io`);
+    }
+    return objects;
+}
+
+function loadAll(text: string): unknown[] {
+    const requireFromClient = createRequire(require.resolve("@kubernetes/client-node"));
+    return (requireFromClient("js-yaml") as { loadAll: (t: string) => unknown[] }).loadAll(text);
+}
