@@ -26,6 +26,7 @@ describe("parseSettings on a good config", () => {
             "computePlanes",
             "openbaoAccess",
             "dns",
+            "checks",
             "computePlaneKubeconfigNames",
             "secrets",
         ]);
@@ -58,6 +59,7 @@ describe("each key by its schema: every problem of the parse at once", () => {
             "computePlanes",
             "openbaoAccess",
             "dns",
+            "checks",
             "ngcApiKey",
             "accountRegistryKey",
             "sidecarRegistryKey",

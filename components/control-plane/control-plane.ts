@@ -15,6 +15,9 @@ import { installOrder, releaseDependencies } from "./ordering";
 import type { ReleaseHealth, ValuesContext } from "./values/context";
 import { routeHostnames } from "./values/ingress";
 import { OpenBaoGrantRevocation } from "../providers/grant-revocation";
+import type { ChecksConfig } from "../../config/checks-schema";
+import { HealthGate, Preflight, type ClusterReach } from "../providers/cluster-checks";
+import { controlPlaneHealth, controlPlanePreflight } from "../health/specs";
 
 /** Namespaces whose listeners on the shared Gateway admit routes (gateway-routing.md). */
 export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
@@ -35,6 +38,18 @@ export interface ControlPlaneArgs {
     readonly secrets: CredentialSecrets;
     /** How the admin issuer proxy's grant revocation reaches OpenBao, and whether its token is in config. */
     readonly openbao: { readonly access: Settings["openbaoAccess"]; readonly tokenInConfig: boolean };
+    /** Preflight before the first release and the health gate after the last; unset: neither. */
+    readonly checks?: ChecksConfig;
+}
+
+/** How the checks' provider reaches a cluster (its kubeconfig's whereabouts, never a secret). */
+export function clusterReach(cluster: ClusterTarget, clusterName?: string): pulumi.Input<ClusterReach> {
+    const reach = {
+        kubeconfigSource: cluster.kubeconfigSource,
+        ...(clusterName ? { clusterName } : {}),
+        ...(cluster.context ? { kubeContext: cluster.context } : {}),
+    };
+    return cluster.generatedKubeconfig ? cluster.generatedKubeconfig.apply((kubeconfig) => ({ ...reach, kubeconfig })) : reach;
 }
 
 export interface ReleaseOutput {
@@ -76,6 +91,8 @@ export class ControlPlane extends pulumi.ComponentResource {
     readonly pullSecrets?: PullSecrets;
     readonly releases: Readonly<Record<string, k8s.helm.v3.Release>>;
     readonly grantRevocation?: OpenBaoGrantRevocation;
+    readonly preflight?: Preflight;
+    readonly healthGate?: HealthGate;
     readonly outputs: {
         domain: string;
         routes: Record<string, string>;
@@ -98,6 +115,20 @@ export class ControlPlane extends pulumi.ComponentResource {
         }
 
         const enabled = enabledReleases(cp);
+        const preflightSpec = args.checks ? controlPlanePreflight(cp, args.checks, enabled) : undefined;
+        if (args.checks && preflightSpec) {
+            // Before any release: a missing Gateway or StorageClass would otherwise surface as a 900 s Helm timeout.
+            this.preflight = new Preflight(
+                `${name}-preflight`,
+                {
+                    cluster: "control plane",
+                    reach: clusterReach(args.cluster),
+                    preflight: preflightSpec,
+                    timeoutSeconds: args.checks.preflight.timeoutSeconds,
+                },
+                { parent: this },
+            );
+        }
         const health = new Map<string, ReleaseHealth>();
         for (const entry of enabled) {
             if (entry.health) health.set(entry.name, { release: entry.name, namespace: entry.namespace(cp), check: entry.health });
@@ -126,6 +157,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                 ...(ns ? [ns] : []),
                 ...(this.pullSecrets?.byNamespace[namespace] ? [this.pullSecrets.byNamespace[namespace]] : []),
                 ...(dependencies.get(entry.name) ?? []).map((dep) => releases[dep]),
+                ...(this.preflight ? [this.preflight] : []),
             ];
             releases[entry.name] = helmRelease(
                 `${name}-${entry.name}`,
@@ -165,6 +197,32 @@ export class ControlPlane extends pulumi.ComponentResource {
                     retries: access.retries,
                 },
                 { parent: this, dependsOn: [releases[OPENBAO.release]] },
+            );
+        }
+
+        const openbaoEntry = enabled.find((e) => e.name === OPENBAO.release);
+        const healthSpec = args.checks
+            ? controlPlaneHealth(
+                  cp,
+                  args.checks,
+                  enabled,
+                  openbaoEntry
+                      ? { namespace: openbaoEntry.namespace(cp), pod: OPENBAO.pod, port: OPENBAO.port, access: args.openbao.access }
+                      : undefined,
+              )
+            : undefined;
+        if (args.checks && healthSpec) {
+            // After every release: a green `up` must mean a working control plane, not only deployed releases.
+            this.healthGate = new HealthGate(
+                `${name}-health-gate`,
+                {
+                    cluster: "control plane",
+                    reach: clusterReach(args.cluster),
+                    health: healthSpec,
+                    timeoutSeconds: args.checks.healthGate.timeoutSeconds,
+                    pollSeconds: args.checks.healthGate.pollSeconds,
+                },
+                { parent: this, dependsOn: [...Object.values(releases), ...(this.grantRevocation ? [this.grantRevocation] : [])] },
             );
         }
 
