@@ -344,6 +344,14 @@ describe("the checks as a resource", () => {
         const created = { outs: (await provider.create(inputs("preflight"))).outs! };
         assert.ok(created.outs.results.every((r) => r.ok));
         assert.deepEqual(await provider.diff("id", created.outs, inputs("preflight")), { changes: false });
+        // As the engine sends them: with `__provider`, this provider's serialized source, which
+        // holds the unknown-value sentinel's text; only a declared input that is unknown counts.
+        const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+        const withSource = { ...inputs("preflight"), __provider: `exports.handler = ... "${UNKNOWN}" ...` };
+        assert.deepEqual(await provider.diff("id", { ...created.outs, __provider: withSource.__provider } as never, withSource), {
+            changes: false,
+        });
+        assert.equal((await provider.diff("id", created.outs, { ...inputs("preflight"), cluster: UNKNOWN })).changes, true);
         kube.allowed = false;
         assert.equal((await provider.diff("id", created.outs, inputs("preflight"))).changes, true);
         kube.allowed = true;
@@ -441,5 +449,13 @@ describe("NVCA teardown", () => {
         await teardown(kube, props(true), 1);
         assert.ok(kube.calls.includes("DELETE /api/v1/namespaces/nvca-modelcache-init/pods/p"));
         assert.ok(kube.calls.includes("PUT /api/v1/namespaces/nvca-modelcache-init/finalize"));
+    });
+});
+
+describe("changed inputs", () => {
+    test("nested inputs compare by content, not by the order the engine gives their keys", async () => {
+        const { changedInputs } = await import("../components/providers/base");
+        assert.deepEqual(changedInputs({ reach: { b: 1, a: [{ y: 1, x: 2 }] } }, { reach: { a: [{ x: 2, y: 1 }], b: 1 } }), []);
+        assert.deepEqual(changedInputs({ reach: { a: 1 } }, { reach: { a: 2 } }), ["reach"]);
     });
 });

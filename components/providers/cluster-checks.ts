@@ -90,11 +90,12 @@ export class ClusterChecksProvider implements pulumi.dynamic.ResourceProvider<Cl
 
     async diff(_id: string, olds: ClusterChecksOutputs, news: ClusterChecksInputs): Promise<pulumi.dynamic.DiffResult> {
         if (changedInputs(olds, news).length > 0) return { changes: true };
-        // A preview with values still unknown cannot check yet; up will.
-        if (JSON.stringify(news).includes(UNKNOWN)) return { changes: true };
+        // A preview with values still unknown cannot check yet; up will. The engine's `__provider`
+        // is this provider's own source, which holds the sentinel's text: it is left out.
+        const { __provider: _source, ...declared } = news as ClusterChecksInputs & { __provider?: string };
+        if (JSON.stringify(declared).includes(UNKNOWN)) return { changes: true };
         const results = await this.once(news);
-        const failing = results.some((r) => !r.ok);
-        return { changes: failing, ...(failing ? { detailedDiff: { results: { kind: "update" as const, inputDiff: false } } } : {}) };
+        return { changes: results.some((r) => !r.ok) };
     }
 
     async create(inputs: ClusterChecksInputs): Promise<pulumi.dynamic.CreateResult<ClusterChecksOutputs>> {
