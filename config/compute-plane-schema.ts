@@ -190,6 +190,16 @@ export const computePlaneSchema = z.strictObject({
         initImage: gr.grammarString(gr.imageReference).default("busybox:1.36"),
         pauseImage: gr.grammarString(gr.imageReference).default("registry.k8s.io/pause:3.9"),
     }),
+    /** What destroy does after the NVCA operator's uninstall (the cluster document's steps 4 and 5). */
+    teardown: section({
+        /** How long destroy waits for NVCA's namespaces to go before it reports what holds them. */
+        timeoutSeconds: z.number().int().min(1).max(3600).default(300),
+        /**
+         * Clear the finalizers of NVCA's objects and namespaces still Terminating at the timeout,
+         * as NVIDIA's force-cleanup script does. Off by default: it can orphan cloud resources.
+         */
+        forceFinalizers: z.boolean().default(false),
+    }),
     /** The bundle's optional GPU scheduling add-ons, installed by this stack. */
     addons: addonsSchema,
     /** Whether the Grove operator runs on this cluster (installed outside this program). */

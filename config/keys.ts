@@ -2,6 +2,7 @@ import { z } from "zod";
 import { clusterSchema, controlPlaneSchema, openbaoAccessSchema, registrySchema, releaseOverrideSchema } from "./schema";
 import { computePlanesSchema } from "./compute-plane-schema";
 import { dnsSchema } from "./aws-schema";
+import { checksSchema } from "./checks-schema";
 
 // In a module of its own, so the dynamic providers' serialized code captures a string, not the schemas.
 export { PROJECT } from "./project";
@@ -15,6 +16,7 @@ export const structuredSettingsSchema = z.object({
     computePlanes: computePlanesSchema,
     openbaoAccess: openbaoAccessSchema,
     dns: dnsSchema,
+    checks: checksSchema,
 });
 
 /** The structured keys, in the schema's order. */

@@ -27,6 +27,7 @@ describe("parseSettings on a good config", () => {
             "computePlanes",
             "openbaoAccess",
             "dns",
+            "checks",
             "computePlaneKubeconfigNames",
             "secrets",
         ]);
@@ -59,6 +60,7 @@ describe("each key by its schema: every problem of the parse at once", () => {
             "computePlanes",
             "openbaoAccess",
             "dns",
+            "checks",
             "ngcApiKey",
             "accountRegistryKey",
             "sidecarRegistryKey",

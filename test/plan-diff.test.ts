@@ -106,7 +106,18 @@ describe("plan-diff: what a change to the stack file does", () => {
         assert.deepEqual([...diff.added, ...diff.replaced], []);
         // Releases of the next helmfile.d file waited for it; nothing else about them changes.
         assert.ok(diff.changed.length > 0, "the releases that waited for ingress");
-        for (const c of diff.changed) {
+        // The checks follow the setting: no Gateway to preflight, no routes (nor the ingress's namespace) to gate on.
+        const checks = diff.changed.filter((c) => /preflight|health-gate/.test(c.name));
+        assert.deepEqual(checks.map((c) => c.name).sort(), ["control-plane-health-gate", "control-plane-preflight"]);
+        assert.ok(
+            checks
+                .find((c) => c.name === "control-plane-preflight")!
+                .inputs.some((i) => formatPath(i.path).startsWith("preflight.gatewayApi")),
+        );
+        assert.ok(
+            checks.find((c) => c.name === "control-plane-health-gate")!.inputs.some((i) => formatPath(i.path).startsWith("health.routes")),
+        );
+        for (const c of diff.changed.filter((c) => !checks.includes(c))) {
             assert.deepEqual(
                 { inputs: c.inputs, values: c.values, added: c.dependsOnAdded, removed: c.dependsOnRemoved },
                 {
@@ -125,7 +136,13 @@ describe("plan-diff: what a change to the stack file does", () => {
             set([CP, "ingress", "gatewayApi", "controllerNamespace"], "envoy-gateway-other"),
         );
         const diff = diffStacks("dev", baseRender, await renderAt(sha));
-        assert.deepEqual(names(diff), { added: [], removed: [], replaced: ["control-plane-ingress"], changed: [] });
+        // The health gate checks the workloads of the ingress's new namespace.
+        assert.deepEqual(names(diff), {
+            added: [],
+            removed: [],
+            replaced: ["control-plane-ingress"],
+            changed: ["control-plane-health-gate"],
+        });
         const [ingress] = diff.replaced;
         assert.deepEqual(ingress.replacedBecause, ["namespace"]);
         assert.deepEqual(

@@ -15,6 +15,11 @@ import { defaultEndpoints, nvcaOperatorValues } from "./nvca-values";
 import { SmbCsiDriver } from "./smb-csi-driver";
 import { KYVERNO, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
 import { PULL_SECRET_POLICY, pullSecretPolicy } from "../kubernetes/pull-secret-policy";
+import type { ChecksConfig } from "../../config/checks-schema";
+import { clusterReach } from "../control-plane/control-plane";
+import { computePlaneHealth, computePlanePreflight } from "../health/specs";
+import { HealthGate, Preflight } from "../providers/cluster-checks";
+import { NVCA_CRDS, NVCA_NAMESPACES, NvcaTeardown } from "../providers/nvca-teardown";
 
 /** The release, namespace and chart of the operator: the namespace is mandatory (its ResourceQuota, mirror and cleanup hard-code it). */
 export const NVCA_OPERATOR = { release: "nvca-operator", namespace: "nvca-operator", chart: "helm-nvca-operator" } as const;
@@ -34,6 +39,8 @@ export interface ComputePlaneArgs {
     readonly domain: string;
     /** The control plane the cluster registers with; registration and operator come after it. */
     readonly controlPlane: pulumi.Resource;
+    /** Preflight before the first release here and the health gate after the operator; unset: neither. */
+    readonly checks?: ChecksConfig;
 }
 
 export interface ComputePlaneOutputs {
@@ -54,6 +61,9 @@ export class ComputePlane extends pulumi.ComponentResource {
     readonly operator: k8s.helm.v3.Release;
     /** The GPU scheduling add-ons the stack installs here, by release name. */
     readonly addons: Readonly<Record<string, k8s.helm.v3.Release>>;
+    readonly preflight?: Preflight;
+    readonly healthGate?: HealthGate;
+    readonly teardown: NvcaTeardown;
     readonly outputs: ComputePlaneOutputs;
 
     constructor(name: string, args: ComputePlaneArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -66,6 +76,18 @@ export class ComputePlane extends pulumi.ComponentResource {
 
         this.provider = clusterProvider(`${name}-provider`, cluster, { parent: this });
         const children = { parent: this, providers: [this.provider] };
+        const reach = clusterReach(cluster, plane.clusterName);
+        const label = `compute plane ${plane.clusterName}`;
+
+        const preflightSpec = args.checks ? computePlanePreflight(args.checks) : undefined;
+        if (args.checks && preflightSpec) {
+            this.preflight = new Preflight(
+                `${name}-preflight`,
+                { cluster: label, reach, preflight: preflightSpec, timeoutSeconds: args.checks.preflight.timeoutSeconds },
+                { parent: this },
+            );
+        }
+        const afterPreflight = this.preflight ? [this.preflight] : [];
 
         const namespaces = new Namespaces(
             `${name}-namespaces`,
@@ -92,7 +114,7 @@ export class ComputePlane extends pulumi.ComponentResource {
                   `${name}-kyverno`,
                   KYVERNO,
                   { ...kyvernoInstall, namespace: namespaces.byName[kyvernoInstall.namespace].metadata.name, sources: registry, skipAwait },
-                  { parent: this, provider: this.provider, dependsOn: [namespaces.byName[kyvernoInstall.namespace]] },
+                  { parent: this, provider: this.provider, dependsOn: [namespaces.byName[kyvernoInstall.namespace], ...afterPreflight] },
               )
             : undefined;
         // On the control plane's cluster, the control plane's Kyverno serves the policy.
@@ -114,12 +136,12 @@ export class ComputePlane extends pulumi.ComponentResource {
         const tuner = new InotifyTuner(
             `${name}-inotify-tuner`,
             { initImage: plane.inotifyTuner.initImage, pauseImage: plane.inotifyTuner.pauseImage, skipAwait },
-            children,
+            { ...children, dependsOn: afterPreflight },
         );
         const smb = new SmbCsiDriver(
             `${name}-smb-csi-driver`,
             { version: plane.smbCsiDriver.version, source: plane.smbCsiDriver.source, skipAwait },
-            children,
+            { ...children, dependsOn: afterPreflight },
         );
 
         const { domain } = args;
@@ -169,11 +191,27 @@ export class ComputePlane extends pulumi.ComponentResource {
                         ...(secret ? [secret] : []),
                         ...(policy ? [policy] : []),
                         ...(addonDeps.get(entry.name) ?? []).map((dep) => addonReleases[dep]),
+                        ...afterPreflight,
                     ],
                 },
             );
         }
         this.addons = addonReleases;
+
+        // Destroy runs it after the operator's uninstall (the operator depends on it): NVCA's CRDs
+        // and namespaces, which the uninstall leaves, go as the cluster document removes them.
+        this.teardown = new NvcaTeardown(
+            `${name}-nvca-teardown`,
+            {
+                clusterName: plane.clusterName,
+                reach,
+                crds: [...NVCA_CRDS],
+                namespaces: [...NVCA_NAMESPACES],
+                timeoutSeconds: plane.teardown.timeoutSeconds,
+                forceFinalizers: plane.teardown.forceFinalizers,
+            },
+            { parent: this, dependsOn: Object.values(namespaces.byName) },
+        );
 
         const operatorNamespace = namespaces.byName[NVCA_OPERATOR.namespace];
         this.operator = helmRelease(
@@ -208,9 +246,31 @@ export class ComputePlane extends pulumi.ComponentResource {
                     ...Object.values(namespaces.byName),
                     ...Object.values(pullSecrets?.byNamespace ?? {}),
                     ...(policy ? [policy] : []),
+                    this.teardown,
+                    ...afterPreflight,
                 ],
             },
         );
+
+        const healthSpec = args.checks
+            ? computePlaneHealth(args.checks, plane.clusterName, { namespace: NVCA_OPERATOR.namespace, agentNamespace: "nvca-system" }, [
+                  ...new Set(addons.map((a) => a.namespace)),
+              ])
+            : undefined;
+        if (args.checks && healthSpec) {
+            // After the operator: a deployed chart is not a healthy NVCA (the agent may never report in).
+            this.healthGate = new HealthGate(
+                `${name}-health-gate`,
+                {
+                    cluster: label,
+                    reach,
+                    health: healthSpec,
+                    timeoutSeconds: args.checks.healthGate.timeoutSeconds,
+                    pollSeconds: args.checks.healthGate.pollSeconds,
+                },
+                { parent: this, dependsOn: [this.operator, ...Object.values(addonReleases), smb] },
+            );
+        }
 
         this.outputs = {
             clusterName: plane.clusterName,

@@ -80,7 +80,7 @@ export class InotifyTuner extends pulumi.ComponentResource {
                 },
             },
             // The runbook waits five minutes for the rollout.
-            { parent: this, customTimeouts: { create: "5m", update: "5m" } },
+            { parent: this, dependsOn: opts?.dependsOn, customTimeouts: { create: "5m", update: "5m" } },
         );
         this.registerOutputs({ name: this.daemonSet.metadata.name });
     }

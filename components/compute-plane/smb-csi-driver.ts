@@ -35,7 +35,8 @@ export class SmbCsiDriver extends pulumi.ComponentResource {
                 values: {},
                 skipAwait: args.skipAwait,
             },
-            { parent: this },
+            // The component's dependsOn (preflight), on the release itself, where it orders the install.
+            { parent: this, dependsOn: opts?.dependsOn },
         );
         this.registerOutputs({ status: this.release.status.status });
     }

@@ -18,6 +18,9 @@ import { OpenBaoGrantRevocation } from "../providers/grant-revocation";
 import { KYVERNO, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
 import { PULL_SECRET_POLICY, pullSecretPolicy } from "../kubernetes/pull-secret-policy";
 import { gatewayNamespaces, GatewayPrerequisites } from "./gateway-prerequisites";
+import type { ChecksConfig } from "../../config/checks-schema";
+import { HealthGate, Preflight, type ClusterReach } from "../providers/cluster-checks";
+import { controlPlaneHealth, controlPlanePreflight } from "../health/specs";
 
 /** Namespaces whose listeners on the shared Gateway admit routes (gateway-routing.md). */
 export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
@@ -38,6 +41,18 @@ export interface ControlPlaneArgs {
     readonly secrets: CredentialSecrets;
     /** How the admin issuer proxy's grant revocation reaches OpenBao, and whether its token is in config. */
     readonly openbao: { readonly access: Settings["openbaoAccess"]; readonly tokenInConfig: boolean };
+    /** Preflight before the first release and the health gate after the last; unset: neither. */
+    readonly checks?: ChecksConfig;
+}
+
+/** How the checks' provider reaches a cluster (its kubeconfig's whereabouts, never a secret). */
+export function clusterReach(cluster: ClusterTarget, clusterName?: string): pulumi.Input<ClusterReach> {
+    const reach = {
+        kubeconfigSource: cluster.kubeconfigSource,
+        ...(clusterName ? { clusterName } : {}),
+        ...(cluster.context ? { kubeContext: cluster.context } : {}),
+    };
+    return cluster.generatedKubeconfig ? cluster.generatedKubeconfig.apply((kubeconfig) => ({ ...reach, kubeconfig })) : reach;
 }
 
 export interface ReleaseOutput {
@@ -87,6 +102,8 @@ export class ControlPlane extends pulumi.ComponentResource {
     readonly gateway?: GatewayPrerequisites;
     readonly releases: Readonly<Record<string, k8s.helm.v3.Release>>;
     readonly grantRevocation?: OpenBaoGrantRevocation;
+    readonly preflight?: Preflight;
+    readonly healthGate?: HealthGate;
     readonly outputs: {
         domain: string;
         routes: Record<string, string>;
@@ -112,6 +129,23 @@ export class ControlPlane extends pulumi.ComponentResource {
                 { parent: this },
             );
         }
+        const enabled = enabledReleases(cp);
+        const preflightSpec = args.checks ? controlPlanePreflight(cp, args.checks, enabled) : undefined;
+        if (args.checks && preflightSpec) {
+            // Before any release: a missing Gateway or StorageClass would otherwise surface as a 900 s Helm timeout.
+            this.preflight = new Preflight(
+                `${name}-preflight`,
+                {
+                    cluster: "control plane",
+                    reach: clusterReach(args.cluster),
+                    preflight: preflightSpec,
+                    timeoutSeconds: args.checks.preflight.timeoutSeconds,
+                },
+                { parent: this },
+            );
+        }
+        // Nothing of the stack's own runs on a cluster that failed preflight.
+        const afterPreflight = this.preflight ? [this.preflight] : [];
         const kyverno = registry.kyverno
             ? prerequisiteRelease(
                   `${name}-kyverno`,
@@ -122,7 +156,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                       sources: registry,
                       skipAwait: args.cluster.skipAwait,
                   },
-                  { parent: this, dependsOn: [this.namespaces.byName[registry.kyverno.namespace]] },
+                  { parent: this, dependsOn: [this.namespaces.byName[registry.kyverno.namespace], ...afterPreflight] },
               )
             : undefined;
         this.pullSecretPolicy =
@@ -147,6 +181,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                       cp,
                       namespaces: this.namespaces.byName,
                       controllerNeeds: [
+                          ...afterPreflight,
                           ...(controllerSecret ? [controllerSecret] : []),
                           ...(this.pullSecretPolicy ? [this.pullSecretPolicy] : []),
                       ],
@@ -162,7 +197,6 @@ export class ControlPlane extends pulumi.ComponentResource {
             ...(this.gateway?.gateways ?? []),
         ];
 
-        const enabled = enabledReleases(cp);
         const health = new Map<string, ReleaseHealth>();
         for (const entry of enabled) {
             if (entry.health) health.set(entry.name, { release: entry.name, namespace: entry.namespace(cp), check: entry.health });
@@ -192,6 +226,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                 ...(this.pullSecrets?.byNamespace[namespace] ? [this.pullSecrets.byNamespace[namespace]] : []),
                 ...(dependencies.get(entry.name) ?? []).map((dep) => releases[dep]),
                 ...prerequisites,
+                ...afterPreflight,
             ];
             releases[entry.name] = helmRelease(
                 `${name}-${entry.name}`,
@@ -231,6 +266,32 @@ export class ControlPlane extends pulumi.ComponentResource {
                     retries: access.retries,
                 },
                 { parent: this, dependsOn: [releases[OPENBAO.release]] },
+            );
+        }
+
+        const openbaoEntry = enabled.find((e) => e.name === OPENBAO.release);
+        const healthSpec = args.checks
+            ? controlPlaneHealth(
+                  cp,
+                  args.checks,
+                  enabled,
+                  openbaoEntry
+                      ? { namespace: openbaoEntry.namespace(cp), pod: OPENBAO.pod, port: OPENBAO.port, access: args.openbao.access }
+                      : undefined,
+              )
+            : undefined;
+        if (args.checks && healthSpec) {
+            // After every release: a green `up` must mean a working control plane, not only deployed releases.
+            this.healthGate = new HealthGate(
+                `${name}-health-gate`,
+                {
+                    cluster: "control plane",
+                    reach: clusterReach(args.cluster),
+                    health: healthSpec,
+                    timeoutSeconds: args.checks.healthGate.timeoutSeconds,
+                    pollSeconds: args.checks.healthGate.pollSeconds,
+                },
+                { parent: this, dependsOn: [...Object.values(releases), ...(this.grantRevocation ? [this.grantRevocation] : [])] },
             );
         }
 

@@ -10,8 +10,26 @@ export function secretConfig(req: pulumi.dynamic.ConfigureRequest, key: SecretKe
     return req.config.get(`${PROJECT}:${key}`) || undefined;
 }
 
-/** The declared inputs whose value changed; the engine's own `__provider` input is not one of them. */
+/**
+ * The declared inputs whose value changed; the engine's own `__provider` input is not one of them.
+ * Objects compare by content: the engine hands state back with its keys in another order.
+ */
 export function changedInputs<T extends object>(olds: Partial<T>, news: T): (keyof T)[] {
     const keys = Object.keys(news).filter((k) => k !== "__provider") as (keyof T)[];
-    return keys.filter((k) => JSON.stringify(olds[k]) !== JSON.stringify(news[k]));
+    return keys.filter((k) => canonicalJson(olds[k]) !== canonicalJson(news[k]));
+}
+
+/** JSON with every object's keys sorted, so equal values give equal text whatever their key order. */
+export function canonicalJson(value: unknown): string | undefined {
+    const sorted = (v: unknown): unknown =>
+        Array.isArray(v)
+            ? v.map(sorted)
+            : v && typeof v === "object"
+              ? Object.fromEntries(
+                    Object.keys(v)
+                        .sort()
+                        .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+                )
+              : v;
+    return JSON.stringify(sorted(value));
 }

@@ -233,7 +233,7 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
  * The `computePlaneKubeconfigs` secret as a map. The config check refuses a malformed one before
  * `up`; this one still never lets JSON.parse's message (which quotes the text) out.
  */
-function kubeconfigMap(text: string | undefined): Record<string, string> | undefined {
+export function kubeconfigMap(text: string | undefined): Record<string, string> | undefined {
     if (!text) return undefined;
     let parsed: unknown;
     try {

@@ -19,7 +19,7 @@ export interface TlsOptions {
 }
 
 export interface HttpRequest {
-    readonly method: "GET" | "POST" | "PUT" | "DELETE";
+    readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
     readonly url: string;
     /** Sent as `Host:` instead of the URL's host (TLS SNI stays the URL's). */
     readonly hostHeader?: string;

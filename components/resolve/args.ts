@@ -28,6 +28,7 @@ export function controlPlaneArgs(settings: Settings, clusters: StackClusters, aw
             ...(secrets.accountRegistryKey ? { accountRegistryKey: secrets.accountRegistryKey } : {}),
         },
         openbao: { access: settings.openbaoAccess, tokenInConfig: secrets.openbaoToken !== undefined },
+        checks: settings.checks,
     };
 }
 
@@ -57,6 +58,7 @@ export function computePlaneArgs(
         image,
         domain: cp.global.domain,
         controlPlane,
+        checks: settings.checks,
     };
 }
 

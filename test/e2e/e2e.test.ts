@@ -120,6 +120,8 @@ function stackConfig(icmsUrl: string, openbaoUrl: string) {
         ],
         "nvcf-self-managed:registry": { pullSecret: { mode: "kyverno" }, kyverno: { install: true, version: FIXTURE_VERSION } },
         "nvcf-self-managed:openbaoAccess": { address: openbaoUrl },
+        // Short, so the failing-gate case below ends quickly; the checks themselves are all on.
+        "nvcf-self-managed:checks": { healthGate: { timeoutSeconds: 20, pollSeconds: 1 } },
     };
 }
 
@@ -337,6 +339,209 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         assert.ok((res.changeSummary.create ?? 0) > 40, `expected a full stack to create, got ${JSON.stringify(res.changeSummary)}`);
     });
 
+    /** Creates an object; an existing one is fine (a rerun of a step). */
+    async function create(p: string, body: any): Promise<void> {
+        const res = await kube.request("POST", p, body);
+        assert.ok(res.status === 201 || res.status === 409, `POST ${p}: ${res.status} ${res.text.slice(0, 300)}`);
+    }
+
+    /** A CRD as the test needs it: any schema, status set with the object (no status subresource). */
+    const crd = (group: string, plural: string, kind: string, scope: "Namespaced" | "Cluster" = "Namespaced", version = "v1") => ({
+        apiVersion: "apiextensions.k8s.io/v1",
+        kind: "CustomResourceDefinition",
+        // The real Gateway API CRDs carry this approval, which a *.k8s.io group needs.
+        metadata: {
+            name: `${plural}.${group}`,
+            ...(group.endsWith(".k8s.io")
+                ? { annotations: { "api-approved.kubernetes.io": "https://github.com/kubernetes-sigs/gateway-api/pull/2466" } }
+                : {}),
+        },
+        spec: {
+            group,
+            scope,
+            names: { plural, kind, singular: kind.toLowerCase(), listKind: `${kind}List` },
+            versions: [
+                {
+                    name: version,
+                    served: true,
+                    storage: true,
+                    schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+                },
+            ],
+        },
+    });
+    const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    const NVCA_CRDS = [
+        ["nvcf.nvidia.io", "nvcfbackends", "NVCFBackend"],
+        ["nvca.nvcf.nvidia.io", "miniservices", "MiniService"],
+        ["nvca.nvcf.nvidia.io", "storagerequests", "StorageRequest"],
+    ] as const;
+
+    async function waitForCrd(name: string): Promise<void> {
+        for (let i = 0; i < 100; i++) {
+            const obj = await kube.get<any>(`${CRDS}/${name}`);
+            if (obj?.status?.conditions?.some((c: any) => c.type === "Established" && c.status === "True")) return;
+            await new Promise((r) => setTimeout(r, 100));
+        }
+        throw new Error(`CRD ${name} not established`);
+    }
+
+    /**
+     * What the cluster's controllers and NVCA would do during `up` (there is no kubelet, no
+     * controller manager, no NVCA here): once a release's namespace exists, the account bootstrap
+     * Job succeeds, OpenBao's StatefulSet is ready, NVCA creates its healthy NVCFBackend, its agent
+     * pod turns Ready and its model-cache namespace appears. Errors are kept for the test to show.
+     */
+    const controllerErrors: string[] = [];
+    async function withFakeControllers<T>(f: () => Promise<T>): Promise<T> {
+        let running = true;
+        const step = async (ns: string, fn: () => Promise<void>) => {
+            if (!(await kube.get<any>(`/api/v1/namespaces/${ns}`))) return;
+            await fn().catch((err) => controllerErrors.push(String(err)));
+        };
+        const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+        const loop = (async () => {
+            while (running) {
+                await step("nvcf", async () => {
+                    const p = "/apis/batch/v1/namespaces/nvcf/jobs";
+                    if (await kube.get(`${p}/nvcf-api-account-bootstrap`)) return;
+                    await create(p, {
+                        metadata: { name: "nvcf-api-account-bootstrap" },
+                        spec: {
+                            suspend: true,
+                            template: {
+                                spec: { restartPolicy: "OnFailure", containers: [{ name: "bootstrap", image: "alpine-k8s:1.36.1" }] },
+                            },
+                        },
+                    });
+                    const job = await kube.get<any>(`${p}/nvcf-api-account-bootstrap`);
+                    const status = {
+                        startTime: now,
+                        completionTime: now,
+                        succeeded: 1,
+                        conditions: [
+                            { type: "SuccessCriteriaMet", status: "True", lastTransitionTime: now, lastProbeTime: now },
+                            { type: "Complete", status: "True", lastTransitionTime: now, lastProbeTime: now },
+                        ],
+                    };
+                    const res = await kube.request("PUT", `${p}/nvcf-api-account-bootstrap/status`, { ...job, status });
+                    assert.equal(res.status, 200, res.text.slice(0, 300));
+                });
+                // The routes the ingress release makes, as Envoy Gateway reports them once it accepts them
+                // (the stack creates the HTTPRoute CRD and the Gateway's namespace during this run).
+                await step(GATEWAY_NS, async () => {
+                    const crdObj = await kube.get<any>(`${CRDS}/httproutes.gateway.networking.k8s.io`);
+                    if (!crdObj?.status?.conditions?.some((c: any) => c.type === "Established" && c.status === "True")) return;
+                    const p = `/apis/gateway.networking.k8s.io/v1/namespaces/${GATEWAY_NS}/httproutes`;
+                    for (const route of ["api", "sis"]) {
+                        if ((await kube.get<any>(`${p}/${route}`))?.status?.parents?.length) continue;
+                        await create(p, {
+                            apiVersion: "gateway.networking.k8s.io/v1",
+                            kind: "HTTPRoute",
+                            metadata: { name: route },
+                            spec: { parentRefs: [{ name: "nvcf-gateway" }] },
+                        });
+                        const obj = await kube.get<any>(`${p}/${route}`);
+                        const status = {
+                            parents: [
+                                {
+                                    parentRef: { name: "nvcf-gateway" },
+                                    controllerName: "gateway.envoyproxy.io/gatewayclass-controller",
+                                    conditions: [
+                                        { type: "Accepted", status: "True", reason: "Accepted", lastTransitionTime: now, message: "" },
+                                    ],
+                                },
+                            ],
+                        };
+                        const res = await kube.request("PUT", `${p}/${route}/status`, { ...obj, status });
+                        assert.equal(res.status, 200, res.text.slice(0, 300));
+                    }
+                });
+                await step("vault-system", async () => {
+                    const p = "/apis/apps/v1/namespaces/vault-system/statefulsets";
+                    if ((await kube.get<any>(`${p}/openbao-server`))?.status?.readyReplicas) return;
+                    await create(p, {
+                        metadata: { name: "openbao-server" },
+                        spec: {
+                            replicas: 1,
+                            serviceName: "openbao-server",
+                            selector: { matchLabels: { app: "openbao" } },
+                            template: {
+                                metadata: { labels: { app: "openbao" } },
+                                spec: { containers: [{ name: "openbao", image: "openbao" }] },
+                            },
+                        },
+                    });
+                    const sts = await kube.get<any>(`${p}/openbao-server`);
+                    const status = {
+                        replicas: 1,
+                        readyReplicas: 1,
+                        availableReplicas: 1,
+                        currentReplicas: 1,
+                        updatedReplicas: 1,
+                        observedGeneration: sts.metadata.generation,
+                    };
+                    const res = await kube.request("PUT", `${p}/openbao-server/status`, { ...sts, status });
+                    assert.equal(res.status, 200, res.text.slice(0, 300));
+                });
+                await step("nvca-system", async () => {
+                    const p = "/apis/nvcf.nvidia.io/v1/namespaces/nvca-operator/nvcfbackends";
+                    if (!(await kube.get(`${p}/${GPU}`))) {
+                        await create(p, {
+                            apiVersion: "nvcf.nvidia.io/v1",
+                            kind: "NVCFBackend",
+                            metadata: { name: GPU },
+                            status: { agentStatus: "healthy" },
+                        });
+                    }
+                    const pods = "/api/v1/namespaces/nvca-system/pods";
+                    if (!(await kube.get(`${pods}/nvca-0`))) {
+                        await create(pods, { metadata: { name: "nvca-0" }, spec: { containers: [{ name: "nvca", image: "nvca" }] } });
+                        const pod = await kube.get<any>(`${pods}/nvca-0`);
+                        const status = { phase: "Running", conditions: [{ type: "Ready", status: "True", lastTransitionTime: now }] };
+                        const res = await kube.request("PUT", `${pods}/nvca-0/status`, { ...pod, status });
+                        assert.equal(res.status, 200, res.text.slice(0, 300));
+                    }
+                    if (!(await kube.get("/api/v1/namespaces/nvca-modelcache-init"))) {
+                        await create("/api/v1/namespaces", { metadata: { name: "nvca-modelcache-init" } });
+                    }
+                });
+                await new Promise((r) => setTimeout(r, 300));
+            }
+        })();
+        try {
+            return await f();
+        } finally {
+            running = false;
+            await loop;
+        }
+    }
+
+    it("stops up at preflight, before any release, when the control plane's prerequisites are missing", { timeout: 10 * MIN }, async () => {
+        // This API server has no StorageClass and no GPU; the Gateway API CRDs and the Gateway are
+        // the stack's own (ingress.gatewayApi.install), so preflight does not ask for them.
+        const res = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+        assert.notEqual(res.code, 0, "preflight fails the run");
+        const out = res.stdout + res.stderr;
+        assert.match(out, /preflight of the control plane failed, so no release there was touched/);
+        assert.doesNotMatch(out, /gateway-api-crds/, "no check of what the stack installs itself");
+        assert.match(out, /storage-class: no StorageClass is marked default and there is none\. Fix: mark one default/);
+        assert.deepEqual(await releaseSecrets(), [], "no Helm release was installed");
+    });
+
+    it("creates the prerequisites preflight asked for", { timeout: 2 * MIN }, async () => {
+        await create(CRDS, crd("nvidia.com", "clusterpolicies", "ClusterPolicy", "Cluster"));
+        // The NVCA operator's CRDs: its chart (here a fixture without them) and the operator create them.
+        for (const [group, plural, kind] of NVCA_CRDS) {
+            await create(CRDS, crd(group, plural, kind));
+            await waitForCrd(`${plural}.${group}`);
+        }
+        await create("/apis/storage.k8s.io/v1/storageclasses", {
+            metadata: { name: "standard", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
+            provisioner: "example.com/none",
+        });
+    });
+
     it("installs it with pulumi up", { timeout: 15 * MIN }, async () => {
         // Each release's install time, from the engine's events as they arrive (for bench:e2e).
         const started = new Map<string, number>();
@@ -347,7 +552,19 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             const out = event.resOutputsEvent?.metadata;
             if (out && started.has(out.urn)) installMs.set(out.new?.inputs?.name ?? out.urn, at - started.get(out.urn)!);
         };
-        await timed("up", () => cli.run(["up", "--yes", "--skip-preview"], { onEvent }));
+        await timed("up", () => withFakeControllers(() => cli.run(["up", "--yes", "--skip-preview"], { onEvent })));
+        assert.deepEqual(controllerErrors, [], "the fake controllers did their part");
+        // The gates passed against what the test drove, each check by name.
+        const gates = (await deployedResources()).filter((r: any) => /HealthGate|Preflight/.test(r.type));
+        const results = Object.fromEntries(
+            gates.map((g: any) => [g.urn.split("::").pop(), g.outputs.results.map((c: any) => `${c.name}:${c.ok}`)]),
+        );
+        assert.deepEqual(results, {
+            "control-plane-preflight": ["kubernetes-version:true", "cluster-admin:true", "storage-class:true"],
+            "control-plane-health-gate": ["account-bootstrap:true", "openbao:true", "routes:true", "workloads:true"],
+            [`compute-plane-${GPU}-preflight`]: ["kubernetes-version:true", "cluster-admin:true", "gpu:true"],
+            [`compute-plane-${GPU}-health-gate`]: ["workloads:true", "nvcfbackend:true", "nvca-pods:true"],
+        });
         releases = (await deployedResources())
             .filter((r: any) => r.type === "kubernetes:helm.sh/v3:Release")
             .map((r: any) => ({ name: r.inputs.name, namespace: r.inputs.namespace }));
@@ -550,6 +767,37 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         await cli.run(["preview", "--expect-no-changes"]);
     });
 
+    it(
+        "re-checks on a rerun: an unhealthy NVCFBackend shows in preview and fails up with the command to inspect it",
+        { timeout: 10 * MIN },
+        async () => {
+            const p = `/apis/nvcf.nvidia.io/v1/namespaces/nvca-operator/nvcfbackends/${GPU}`;
+            const setHealth = async (agentStatus: string) => {
+                const obj = await kube.get<any>(p);
+                const res = await kube.request("PUT", p, { ...obj, status: { agentStatus } });
+                assert.equal(res.status, 200, res.text.slice(0, 300));
+            };
+            await setHealth("unhealthy");
+            try {
+                const preview = await cli.json<{ steps: any[] }>(["preview"]);
+                const updates = preview.steps.filter((st) => st.op === "update").map((st) => st.urn.split("::").pop());
+                assert.deepEqual(updates, [`compute-plane-${GPU}-health-gate`]);
+                const res = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+                assert.notEqual(res.code, 0);
+                assert.match(
+                    res.stdout + res.stderr,
+                    new RegExp(
+                        `the health gate of the compute plane ${GPU} still fails after 20 s:[\\s\\S]*nvcfbackend: the NVCFBackend ${GPU} reports "unhealthy"\\. Fix: kubectl -n nvca-operator describe nvcfbackend ${GPU}`,
+                    ),
+                );
+            } finally {
+                await setHealth("healthy");
+            }
+            await cli.run(["up", "--yes", "--skip-preview"]);
+            await cli.run(["preview", "--expect-no-changes"]);
+        },
+    );
+
     it("runs the policy pack: the stack passes, a latest image tag is stopped", { timeout: 10 * MIN }, async () => {
         await timed("preview (policy pack)", () => cli.run(["preview", "--policy-pack", "policies"]));
         const before = fs.readFileSync(stackFile(), "utf8");
@@ -724,6 +972,12 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         );
         const kyvernoNs = await kube.get<any>("/api/v1/namespaces/kyverno");
         assert.ok(!kyvernoNs || kyvernoNs.metadata.deletionTimestamp, "namespace kyverno gone or terminating");
+        // The NVCA teardown, after the operator's uninstall: its CRDs and namespaces are gone.
+        for (const [group, plural] of NVCA_CRDS)
+            assert.equal(await kube.get(`${CRDS}/${plural}.${group}`), undefined, `CRD ${plural}.${group} left`);
+        for (const ns of ["nvca-operator", "nvca-system", "nvcf-backend", "nvca-modelcache-init"]) {
+            assert.equal(await kube.get(`/api/v1/namespaces/${ns}`), undefined, `namespace ${ns} left`);
+        }
         assert.equal(
             await kube.get("/apis/apps/v1/namespaces/kube-system/daemonsets/node-inotify-tuner"),
             undefined,

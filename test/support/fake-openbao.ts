@@ -69,6 +69,8 @@ export class FakeOpenBao {
             if (fault.hang) return;
             return reply(fault.status ?? 500, { errors: ["injected failure"] });
         }
+        // The unauthenticated seal status the health gate reads, answered sealed or not.
+        if (method === "GET" && path === "sys/seal-status") return reply(200, { type: "shamir", initialized: true, sealed: this.sealed });
         if (this.sealed) return reply(503, { errors: ["Vault is sealed"] });
         if (token !== this.rootToken) return reply(403, { errors: ["permission denied"] });
 

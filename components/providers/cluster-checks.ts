@@ -1,0 +1,188 @@
+import * as pulumi from "@pulumi/pulumi";
+import { PROJECT } from "../../config/project";
+import { describeFailures, health, preflight, type CheckResult, type HealthSpec, type PreflightSpec } from "../health/checks";
+import { httpKube, type Kube } from "../health/kube-client";
+import { changedInputs, secretConfig } from "./base";
+import { kubeconfigMap, type KubeconfigSource } from "./cluster-registration";
+import { apiServer, type KubeAccess } from "./kube-access";
+
+/** How a dynamic provider reaches a cluster: where its kubeconfig is, never the kubeconfig's secret text. */
+export interface ClusterReach {
+    readonly kubeconfigSource: KubeconfigSource;
+    /** The compute plane's name, for its `computePlaneKubeconfigs` entry. */
+    readonly clusterName?: string;
+    readonly kubeContext?: string;
+    /** A kubeconfig the program built (EKS: endpoint, CA, exec credential; no secret in it). */
+    readonly kubeconfig?: string;
+}
+
+/** The stack secrets a provider's `configure` reads, in the provider's own process. */
+export interface KubeSecrets {
+    readonly kubeconfig?: string;
+    readonly computePlaneKubeconfigs?: string;
+}
+
+export function readKubeSecrets(req: pulumi.dynamic.ConfigureRequest): KubeSecrets {
+    return { kubeconfig: secretConfig(req, "kubeconfig"), computePlaneKubeconfigs: secretConfig(req, "computePlaneKubeconfigs") };
+}
+
+/** The kubeconfig a reach names, resolved from the secrets at run time. */
+export function kubeAccessOf(reach: ClusterReach, secrets: KubeSecrets): KubeAccess {
+    const context = reach.kubeContext || undefined;
+    if (reach.kubeconfig !== undefined)
+        return { kubeconfig: reach.kubeconfig, context, source: "the kubeconfig built for the EKS cluster" };
+    switch (reach.kubeconfigSource) {
+        case "control-plane":
+            return { kubeconfig: secrets.kubeconfig, context, source: `the secret ${PROJECT}:kubeconfig` };
+        case "compute-plane": {
+            const kubeconfig = kubeconfigMap(secrets.computePlaneKubeconfigs)?.[reach.clusterName ?? ""];
+            if (!kubeconfig) throw new Error(`computePlaneKubeconfigs has no entry for ${reach.clusterName}`);
+            return { kubeconfig, context, source: `the secret ${PROJECT}:computePlaneKubeconfigs entry ${reach.clusterName}` };
+        }
+        default:
+            return { context };
+    }
+}
+
+export async function connect(reach: ClusterReach, secrets: KubeSecrets, timeoutSeconds: number): Promise<Kube> {
+    const api = await apiServer(kubeAccessOf(reach, secrets));
+    return httpKube(api, { timeoutMs: timeoutSeconds * 1000, retries: 1, retryDelayMs: 500 });
+}
+
+export interface ClusterChecksInputs {
+    readonly kind: "preflight" | "health";
+    /** The cluster as messages name it ("control plane", "compute plane gpu-1"). */
+    readonly cluster: string;
+    readonly reach: ClusterReach;
+    readonly preflight?: PreflightSpec;
+    readonly health?: HealthSpec;
+    /** Preflight: each request's deadline. Health: how long to wait for every check to pass. */
+    readonly timeoutSeconds: number;
+    /** Health: the pause between rounds. */
+    readonly pollSeconds: number;
+}
+
+export interface ClusterChecksOutputs extends ClusterChecksInputs {
+    readonly results: CheckResult[];
+}
+
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+export interface ChecksProviderOptions {
+    /** Replaces the real API server (tests). */
+    readonly kube?: Kube;
+}
+
+/**
+ * Runs preflight or the health gate as a resource. Create runs the checks (the gate polls until
+ * they pass or its timeout); diff runs them once more, so a rerun (and a preview) re-checks a
+ * cluster that passed before: all passing is no change, a failure is an update, which fails `up`
+ * with the fix. Delete does nothing: checks leave nothing behind.
+ */
+export class ClusterChecksProvider implements pulumi.dynamic.ResourceProvider<ClusterChecksInputs, ClusterChecksOutputs> {
+    private secrets: KubeSecrets = {};
+
+    constructor(private readonly options: ChecksProviderOptions = {}) {}
+
+    async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+        this.secrets = readKubeSecrets(req);
+    }
+
+    async diff(_id: string, olds: ClusterChecksOutputs, news: ClusterChecksInputs): Promise<pulumi.dynamic.DiffResult> {
+        if (changedInputs(olds, news).length > 0) return { changes: true };
+        // A preview with values still unknown cannot check yet; up will. The engine's `__provider`
+        // is this provider's own source, which holds the sentinel's text: it is left out.
+        const { __provider: _source, ...declared } = news as ClusterChecksInputs & { __provider?: string };
+        if (JSON.stringify(declared).includes(UNKNOWN)) return { changes: true };
+        const results = await this.once(news);
+        return { changes: results.some((r) => !r.ok) };
+    }
+
+    async create(inputs: ClusterChecksInputs): Promise<pulumi.dynamic.CreateResult<ClusterChecksOutputs>> {
+        return {
+            id: `${inputs.kind}-${inputs.reach.clusterName ?? inputs.reach.kubeconfigSource}`,
+            outs: { ...inputs, results: await this.run(inputs) },
+        };
+    }
+
+    async update(
+        _id: string,
+        _olds: ClusterChecksOutputs,
+        news: ClusterChecksInputs,
+    ): Promise<pulumi.dynamic.UpdateResult<ClusterChecksOutputs>> {
+        return { outs: { ...news, results: await this.run(news) } };
+    }
+
+    async read(id: string, props?: ClusterChecksOutputs): Promise<pulumi.dynamic.ReadResult<ClusterChecksOutputs>> {
+        // A refresh keeps the last results; the next diff checks again.
+        return { id, props };
+    }
+
+    async delete(): Promise<void> {}
+
+    private async kube(inputs: ClusterChecksInputs): Promise<Kube> {
+        return this.options.kube ?? connect(inputs.reach, this.secrets, inputs.kind === "preflight" ? inputs.timeoutSeconds : 30);
+    }
+
+    private async once(inputs: ClusterChecksInputs): Promise<CheckResult[]> {
+        let kube: Kube;
+        try {
+            kube = await this.kube(inputs);
+        } catch (err) {
+            return [
+                {
+                    name: "kubeconfig",
+                    ok: false,
+                    detail: err instanceof Error ? err.message : String(err),
+                    fix: "set the cluster's kubeconfig secret or context (README, Compute planes)",
+                },
+            ];
+        }
+        return inputs.kind === "preflight" ? preflight(kube, inputs.preflight ?? {}) : health(kube, inputs.health ?? {});
+    }
+
+    private async run(inputs: ClusterChecksInputs): Promise<CheckResult[]> {
+        if (inputs.kind === "preflight") {
+            const results = await this.once(inputs);
+            if (results.some((r) => !r.ok)) {
+                throw new Error(
+                    `preflight of the ${inputs.cluster} failed, so no release there was touched:\n${describeFailures(inputs.cluster, results)}\n` +
+                        `(a check that cannot pass on a cluster you know is fine is skipped with ${PROJECT}:checks.preflight.<check>: false)`,
+                );
+            }
+            return results;
+        }
+        const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+        for (;;) {
+            const results = await this.once(inputs);
+            if (results.every((r) => r.ok)) return results;
+            if (Date.now() + inputs.pollSeconds * 1000 > deadline) {
+                throw new Error(
+                    `the health gate of the ${inputs.cluster} still fails after ${inputs.timeoutSeconds} s:\n${describeFailures(inputs.cluster, results)}\n` +
+                        `(the releases are installed; fix the cause and run pulumi up again, which checks again; npm run status -- --stack <stack> shows every check)`,
+                );
+            }
+            await new Promise((r) => setTimeout(r, inputs.pollSeconds * 1000));
+        }
+    }
+}
+
+export type ClusterChecksArgs = { [K in keyof ClusterChecksInputs]: pulumi.Input<ClusterChecksInputs[K]> };
+
+const provider = new ClusterChecksProvider();
+
+/** Preflight of one cluster: every release there depends on it. */
+export class Preflight extends pulumi.dynamic.Resource {
+    declare readonly results: pulumi.Output<CheckResult[]>;
+    constructor(name: string, args: Omit<ClusterChecksArgs, "kind" | "health" | "pollSeconds">, opts?: pulumi.CustomResourceOptions) {
+        super(provider, name, { ...args, kind: "preflight", pollSeconds: 0, results: undefined }, opts, "nvcf", "Preflight");
+    }
+}
+
+/** The health gate of one cluster: it depends on every release there. */
+export class HealthGate extends pulumi.dynamic.Resource {
+    declare readonly results: pulumi.Output<CheckResult[]>;
+    constructor(name: string, args: Omit<ClusterChecksArgs, "kind" | "preflight">, opts?: pulumi.CustomResourceOptions) {
+        super(provider, name, { ...args, kind: "health", results: undefined }, opts, "nvcf", "HealthGate");
+    }
+}

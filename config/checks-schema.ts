@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { section } from "./schema";
+
+/**
+ * `checks`: preflight before the first release, and the health gate after the last. Every
+ * group is on by default; turning one off skips it (for a check that cannot pass on a cluster
+ * the user knows is fine, such as one without GPUs yet).
+ */
+export const checksSchema = z
+    .strictObject({
+        preflight: section({
+            /** All of preflight, on every cluster. */
+            enabled: z.boolean().default(true),
+            /** The API server answers and runs Kubernetes 1.28 or later. */
+            kubernetesVersion: z.boolean().default(true),
+            /** The kubeconfig's identity has cluster-admin rights. */
+            clusterAdmin: z.boolean().default(true),
+            /** Control plane: the Gateway API CRDs and the configured Gateways with their listeners. */
+            gatewayApi: z.boolean().default(true),
+            /** Control plane: `global.storageClass`, or a default StorageClass. */
+            storageClass: z.boolean().default(true),
+            /** GPU clusters: nodes advertise nvidia.com/gpu, or the GPU Operator is installed. */
+            gpu: z.boolean().default(true),
+            /** Each request's deadline. */
+            timeoutSeconds: z.number().int().min(1).max(600).default(30),
+        }),
+        healthGate: section({
+            /** All of the gate, on every cluster. */
+            enabled: z.boolean().default(true),
+            /** How long `up` waits for every check to pass before it fails. */
+            timeoutSeconds: z.number().int().min(1).max(7200).default(600),
+            /** The pause between two rounds of checks. */
+            pollSeconds: z.number().int().min(1).max(300).default(5),
+            /** The account bootstrap Job (or its Helm hook record) succeeded. */
+            accountBootstrap: z.boolean().default(true),
+            /** OpenBao is initialised and unsealed. */
+            openbao: z.boolean().default(true),
+            /** Every HTTPRoute in the Gateways' namespaces is Accepted. */
+            routes: z.boolean().default(true),
+            /** Every Deployment and StatefulSet in the releases' namespaces is ready. */
+            workloads: z.boolean().default(true),
+            /** Each compute plane's NVCFBackend is healthy and its operator's and agent's pods Ready. */
+            computePlanes: z.boolean().default(true),
+        }),
+    })
+    .prefault({});
+
+export type ChecksConfig = z.infer<typeof checksSchema>;
