@@ -16,7 +16,7 @@ import { SmbCsiDriver } from "./smb-csi-driver";
 import { KYVERNO, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
 import { PULL_SECRET_POLICY, pullSecretPolicy } from "../kubernetes/pull-secret-policy";
 import type { ChecksConfig } from "../../config/checks-schema";
-import { clusterReach } from "../control-plane/control-plane";
+import { clusterReach } from "../resolve/clusters";
 import { computePlaneHealth, computePlanePreflight } from "../health/specs";
 import { HealthGate, Preflight } from "../providers/cluster-checks";
 import { NVCA_CRDS, NVCA_NAMESPACES, NvcaTeardown } from "../providers/nvca-teardown";

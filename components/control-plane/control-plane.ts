@@ -7,7 +7,6 @@ import { PullSecrets } from "../kubernetes/pull-secrets";
 import { helmRelease } from "../kubernetes/helm-release";
 import { CATALOG, catalogEntry, OPENBAO, serviceAddress, type CatalogEntry } from "./catalog";
 import { chartFromSources } from "../kubernetes/chart-source";
-import type { ClusterTarget } from "../resolve/clusters";
 import type { RegistryAccess } from "../resolve/registry";
 import { controlPlaneCredentials, type CredentialSecrets } from "./credentials";
 import { mergeValues } from "./merge";
@@ -19,7 +18,8 @@ import { KYVERNO, prerequisiteRelease } from "../kubernetes/cluster-prerequisite
 import { PULL_SECRET_POLICY, pullSecretPolicy } from "../kubernetes/pull-secret-policy";
 import { gatewayNamespaces, GatewayPrerequisites } from "./gateway-prerequisites";
 import type { ChecksConfig } from "../../config/checks-schema";
-import { HealthGate, Preflight, type ClusterReach } from "../providers/cluster-checks";
+import { HealthGate, Preflight } from "../providers/cluster-checks";
+import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 import { controlPlaneHealth, controlPlanePreflight } from "../health/specs";
 
 /** Namespaces whose listeners on the shared Gateway admit routes (gateway-routing.md). */
@@ -43,16 +43,6 @@ export interface ControlPlaneArgs {
     readonly openbao: { readonly access: Settings["openbaoAccess"]; readonly tokenInConfig: boolean };
     /** Preflight before the first release and the health gate after the last; unset: neither. */
     readonly checks?: ChecksConfig;
-}
-
-/** How the checks' provider reaches a cluster (its kubeconfig's whereabouts, never a secret). */
-export function clusterReach(cluster: ClusterTarget, clusterName?: string): pulumi.Input<ClusterReach> {
-    const reach = {
-        kubeconfigSource: cluster.kubeconfigSource,
-        ...(clusterName ? { clusterName } : {}),
-        ...(cluster.context ? { kubeContext: cluster.context } : {}),
-    };
-    return cluster.generatedKubeconfig ? cluster.generatedKubeconfig.apply((kubeconfig) => ({ ...reach, kubeconfig })) : reach;
 }
 
 export interface ReleaseOutput {

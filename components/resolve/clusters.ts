@@ -4,6 +4,7 @@ import type { Settings } from "../../config/settings";
 import { eksCluster, type EksCluster } from "../aws/eks";
 import type { AwsProviders } from "../aws/providers";
 import type { ClusterAccess } from "../kubernetes/provider";
+import type { ClusterReach } from "../providers/cluster-checks";
 import type { KubeconfigSource } from "../providers/cluster-registration";
 
 /**
@@ -77,4 +78,14 @@ function computePlaneTarget(plane: ComputePlaneConfig, settings: Settings, aws: 
         skipAwait,
         kubeconfigSource: hasKubeconfig ? "compute-plane" : "default",
     };
+}
+
+/** How the checks' provider reaches a cluster (its kubeconfig's whereabouts, never a secret). */
+export function clusterReach(cluster: ClusterTarget, clusterName?: string): pulumi.Input<ClusterReach> {
+    const reach = {
+        kubeconfigSource: cluster.kubeconfigSource,
+        ...(clusterName ? { clusterName } : {}),
+        ...(cluster.context ? { kubeContext: cluster.context } : {}),
+    };
+    return cluster.generatedKubeconfig ? cluster.generatedKubeconfig.apply((kubeconfig) => ({ ...reach, kubeconfig })) : reach;
 }
