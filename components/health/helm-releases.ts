@@ -1,0 +1,150 @@
+import * as zlib from "node:zlib";
+import type { CheckResult } from "./checks";
+import { listItems, type Kube } from "./kube-client";
+
+/** A Helm release the stack declares: where it lives and the chart version it pins. */
+export interface DesiredRelease {
+    readonly name: string;
+    readonly namespace: string;
+    readonly chart: string;
+    readonly version: string;
+}
+
+/** A Helm release as the cluster records it: its newest revision's Secret, decoded. */
+export interface InstalledRelease {
+    readonly name: string;
+    readonly namespace: string;
+    readonly revision: number;
+    /** The chart name and version of that revision; "" when the record could not be decoded. */
+    readonly chart: string;
+    readonly chartVersion: string;
+    /** deployed, failed, pending-install, pending-upgrade, ... (from the record, else the Secret's label). */
+    readonly status: string;
+}
+
+/** The label and type Helm 3 gives its release Secrets (the default `secret` storage driver). */
+export const HELM_RELEASE_SELECTOR = "owner=helm";
+export const HELM_RELEASE_TYPE = "helm.sh/release.v1";
+
+/**
+ * The releases in the namespaces, each at its newest revision. Helm keeps one Secret per
+ * revision; the `version` label is the revision number, so the largest is the current one.
+ */
+export async function installedReleases(kube: Kube, namespaces: readonly string[]): Promise<InstalledRelease[]> {
+    const out: InstalledRelease[] = [];
+    for (const ns of namespaces) {
+        const secrets = await listItems(
+            kube,
+            `/api/v1/namespaces/${ns}/secrets?labelSelector=${encodeURIComponent(HELM_RELEASE_SELECTOR)}`,
+        );
+        const newest = new Map<string, { revision: number; secret: HelmSecret }>();
+        for (const s of secrets as HelmSecret[]) {
+            if (s.type !== HELM_RELEASE_TYPE) continue;
+            const name = s.metadata?.labels?.name;
+            const revision = Number(s.metadata?.labels?.version ?? 0);
+            if (!name) continue;
+            const seen = newest.get(name);
+            if (!seen || revision > seen.revision) newest.set(name, { revision, secret: s });
+        }
+        for (const [name, { revision, secret }] of newest) out.push(decodeRelease(name, ns, revision, secret));
+    }
+    return out;
+}
+
+interface HelmSecret {
+    readonly type?: string;
+    readonly metadata?: { readonly labels?: Record<string, string> };
+    readonly data?: { readonly release?: string };
+}
+
+/** The record is base64(gzip(JSON)), and the API serves a Secret's data base64-encoded once more. */
+function decodeRelease(name: string, namespace: string, revision: number, secret: HelmSecret): InstalledRelease {
+    const fallback = { name, namespace, revision, chart: "", chartVersion: "", status: secret.metadata?.labels?.status ?? "unknown" };
+    if (!secret.data?.release) return fallback;
+    try {
+        const raw = Buffer.from(Buffer.from(secret.data.release, "base64").toString("utf8"), "base64");
+        const rel = JSON.parse(zlib.gunzipSync(raw).toString("utf8")) as {
+            info?: { status?: string };
+            chart?: { metadata?: { name?: string; version?: string } };
+        };
+        return {
+            ...fallback,
+            chart: rel.chart?.metadata?.name ?? "",
+            chartVersion: rel.chart?.metadata?.version ?? "",
+            status: rel.info?.status ?? fallback.status,
+        };
+    } catch {
+        // A record this tool cannot read still tells, by its labels, that the release exists and its status.
+        return fallback;
+    }
+}
+
+/** A version pin Helm resolves itself (`^1.2`, `~1.2.0`, `>=1 <2`, `1.x`): no exact version to compare with. */
+function isConstraint(version: string): boolean {
+    return /[\^~*<>=|\s]|(^|\.)[xX](\.|$)/.test(version);
+}
+
+/** Chart versions compare without a leading "v": some charts are tagged v1.2.3 and published as 1.2.3. */
+const bare = (v: string) => v.replace(/^v/, "");
+
+/**
+ * The cluster's releases against the stack's: one `release <name>` check per desired release
+ * (missing, in another namespace, another chart version, or not deployed fails), and one per
+ * release in the scanned namespaces that the stack does not declare (left behind by a setting
+ * turned off, or installed by hand). Pure: the tests give it records.
+ */
+export function releaseDrift(
+    desired: readonly DesiredRelease[],
+    installed: readonly InstalledRelease[],
+    scanned: readonly string[],
+): CheckResult[] {
+    const results: CheckResult[] = [];
+    for (const want of desired) {
+        const name = `release ${want.name}`;
+        const here = installed.find((r) => r.name === want.name && r.namespace === want.namespace);
+        const elsewhere = installed.filter((r) => r.name === want.name && r.namespace !== want.namespace);
+        if (!here) {
+            results.push({
+                name,
+                ok: false,
+                detail: elsewhere.length
+                    ? `installed in ${elsewhere.map((r) => r.namespace).join(", ")}, not in ${want.namespace}`
+                    : `not installed in ${want.namespace} (the stack wants ${want.chart} ${want.version})`,
+                fix: `run pulumi up (helm -n ${want.namespace} history ${want.name}; pulumi refresh first if it was removed by hand)`,
+            });
+            continue;
+        }
+        const problems: string[] = [];
+        if (here.status !== "deployed") problems.push(`its revision ${here.revision} is ${here.status}`);
+        if (!here.chartVersion) problems.push("its record could not be decoded");
+        else if (!isConstraint(want.version) && bare(here.chartVersion) !== bare(want.version)) {
+            problems.push(`chart version ${here.chartVersion}, the stack wants ${want.version}`);
+        }
+        const found = `${here.chart || want.chart} ${here.chartVersion || "?"}, revision ${here.revision}, ${here.status}`;
+        results.push(
+            problems.length === 0
+                ? { name, ok: true, detail: `${want.namespace}: ${found}`, fix: "" }
+                : {
+                      name,
+                      ok: false,
+                      detail: `${want.namespace}: ${problems.join("; ")}`,
+                      fix: here.status.startsWith("pending")
+                          ? `an operation was interrupted: helm -n ${want.namespace} history ${want.name}, roll back or uninstall the pending revision, then pulumi up`
+                          : `pulumi up brings it to the stack's version (helm -n ${want.namespace} history ${want.name} shows what happened)`,
+                  },
+        );
+    }
+    const declared = new Set(desired.map((d) => `${d.namespace}/${d.name}`));
+    const wantedNames = new Set(desired.map((d) => d.name));
+    for (const r of installed) {
+        // One installed under a declared name elsewhere is reported above, with its declared namespace.
+        if (!scanned.includes(r.namespace) || declared.has(`${r.namespace}/${r.name}`) || wantedNames.has(r.name)) continue;
+        results.push({
+            name: `release ${r.name}`,
+            ok: false,
+            detail: `${r.namespace}: ${r.chart || "?"} ${r.chartVersion || "?"} is installed, but the stack does not declare it`,
+            fix: `a setting turned off or an install by hand: helm -n ${r.namespace} uninstall ${r.name} if it is not needed`,
+        });
+    }
+    return results;
+}

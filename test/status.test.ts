@@ -1,0 +1,398 @@
+/**
+ * `npm run status`: the drift comparison over decoded release records, the table, the JSON and
+ * the exit codes, which clusters are reached and which are not, and the command itself, spawned
+ * against an in-process fake API server for a healthy and an unhealthy cluster.
+ */
+import * as assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { parse as parseYaml, stringify } from "yaml";
+import type { CheckResult } from "../components/health/checks";
+import { GATEWAY_API_CRDS } from "../components/health/checks";
+import { installedReleases, releaseDrift, type DesiredRelease, type InstalledRelease } from "../components/health/helm-releases";
+import type { Kube } from "../components/health/kube-client";
+import { statusCli } from "../scripts/lib/status-cli";
+import { formatStatusJson, formatTable } from "../scripts/lib/status-format";
+import { exitCode, type StatusReport } from "../scripts/lib/status-run";
+import { stackSettings } from "../scripts/lib/stack-settings";
+import { statusTargets, type StatusTarget } from "../scripts/lib/status-targets";
+import { FakeKubeApi } from "./support/fake-kube-api";
+
+const ROOT = path.resolve(__dirname, "..");
+
+const want = (name: string, namespace: string, version: string): DesiredRelease => ({ name, namespace, chart: `chart-${name}`, version });
+const have = (name: string, namespace: string, chartVersion: string, status = "deployed", revision = 1): InstalledRelease => ({
+    name,
+    namespace,
+    revision,
+    chart: `chart-${name}`,
+    chartVersion,
+    status,
+});
+const byName = (results: readonly CheckResult[]) => Object.fromEntries(results.map((r) => [r.name, r]));
+
+describe("release drift", () => {
+    test("a release at the stack's version and deployed passes; a leading v is no drift", () => {
+        const r = releaseDrift(
+            [want("api", "nvcf", "1.2.3"), want("kai", "kai", "v0.16.7")],
+            [have("api", "nvcf", "1.2.3"), have("kai", "kai", "0.16.7")],
+            ["nvcf"],
+        );
+        assert.deepEqual(
+            r.map((x) => [x.name, x.ok]),
+            [
+                ["release api", true],
+                ["release kai", true],
+            ],
+        );
+        assert.equal(r[0].detail, "nvcf: chart-api 1.2.3, revision 1, deployed");
+    });
+
+    test("missing, in another namespace, another version, and not deployed each fail with a fix", () => {
+        const r = byName(
+            releaseDrift(
+                [
+                    want("gone", "nvcf", "1.0.0"),
+                    want("moved", "nvcf", "1.0.0"),
+                    want("old", "nvcf", "2.0.0"),
+                    want("stuck", "nvcf", "1.0.0"),
+                ],
+                [
+                    have("moved", "other", "1.0.0"),
+                    have("old", "nvcf", "1.9.0", "deployed", 3),
+                    have("stuck", "nvcf", "1.0.0", "pending-upgrade", 4),
+                ],
+                ["nvcf"],
+            ),
+        );
+        assert.match(r["release gone"].detail, /^not installed in nvcf \(the stack wants chart-gone 1\.0\.0\)$/);
+        assert.match(r["release moved"].detail, /installed in other, not in nvcf/);
+        assert.equal(r["release old"].detail, "nvcf: chart version 1.9.0, the stack wants 2.0.0");
+        assert.match(r["release old"].fix, /pulumi up/);
+        assert.equal(r["release stuck"].detail, "nvcf: its revision 4 is pending-upgrade");
+        assert.match(r["release stuck"].fix, /interrupted/);
+        assert.ok(Object.values(r).every((x) => !x.ok));
+        assert.equal(Object.keys(r).length, 4, "a declared release found elsewhere is not reported again as extra");
+    });
+
+    test("a version constraint is not compared; an undecodable record fails", () => {
+        const r = byName(
+            releaseDrift([want("a", "n", "^1.2"), want("b", "n", "1.0.0")], [have("a", "n", "1.9.0"), have("b", "n", "")], ["n"]),
+        );
+        assert.equal(r["release a"].ok, true);
+        assert.equal(r["release b"].ok, false);
+        assert.match(r["release b"].detail, /could not be decoded/);
+    });
+
+    test("a release the stack does not declare is drift in its namespaces only", () => {
+        const r = releaseDrift([], [have("leftover", "nvcf", "0.1.0"), have("users-own", "kube-system", "1.0.0")], ["nvcf"]);
+        assert.deepEqual(
+            r.map((x) => [x.name, x.ok, x.detail]),
+            [["release leftover", false, "nvcf: chart-leftover 0.1.0 is installed, but the stack does not declare it"]],
+        );
+    });
+
+    test("the records are read from Helm's Secrets, newest revision first, other Secrets ignored", async () => {
+        const api = new FakeKubeApi()
+            .putRelease({ name: "api", namespace: "nvcf", revision: 1, chart: "helm-nvcf-api", version: "1.0.0", status: "superseded" })
+            .putRelease({ name: "api", namespace: "nvcf", revision: 2, chart: "helm-nvcf-api", version: "1.1.0", status: "deployed" })
+            .put("/api/v1/namespaces/nvcf/secrets/other", {
+                metadata: { name: "other", labels: { owner: "helm", name: "x" } },
+                type: "Opaque",
+            });
+        const kube: Kube = {
+            server: "fake",
+            async request(method, p) {
+                const [status, body] = api.answer(method, p, `Bearer ${api.token}`);
+                return { status, body, text: JSON.stringify(body) };
+            },
+        };
+        assert.deepEqual(await installedReleases(kube, ["nvcf"]), [
+            { name: "api", namespace: "nvcf", revision: 2, chart: "helm-nvcf-api", chartVersion: "1.1.0", status: "deployed" },
+        ]);
+    });
+});
+
+const report = (clusters: StatusReport["clusters"]): StatusReport => ({ stack: "dev", time: "2025-01-01T00:00:00.000Z", clusters });
+const okCheck: CheckResult = { name: "kubernetes-version", ok: true, detail: "Kubernetes v1.31.2", fix: "" };
+const failCheck: CheckResult = {
+    name: "release api",
+    ok: false,
+    detail: "nvcf: chart version 1.0.0, the stack wants 1.1.0",
+    fix: "pulumi up",
+};
+
+describe("the report", () => {
+    test("exit codes: 0 all ok (a skipped cluster too), 1 a check failed, 2 a cluster unreachable or none checked", () => {
+        const skipped = { cluster: "compute plane b", state: "skipped" as const, reason: "not checked: EKS", checks: [] };
+        assert.equal(exitCode(report([{ cluster: "control plane", state: "checked", checks: [okCheck] }, skipped])), 0);
+        assert.equal(exitCode(report([{ cluster: "control plane", state: "checked", checks: [okCheck, failCheck] }])), 1);
+        assert.equal(exitCode(report([{ cluster: "control plane", state: "unreachable", reason: "down", checks: [] }])), 2);
+        assert.equal(exitCode(report([skipped])), 2);
+    });
+
+    test("the table: a heading, aligned columns, a failure's fix below it, a skipped cluster's reason, a summary", () => {
+        const text = formatTable(
+            report([
+                { cluster: "control plane", state: "checked", checks: [okCheck, failCheck] },
+                { cluster: "compute plane gpu-b", state: "skipped", reason: "not checked: an EKS cluster", checks: [] },
+            ]),
+        );
+        assert.equal(
+            text,
+            [
+                "status of stack dev at 2025-01-01T00:00:00.000Z",
+                "CLUSTER              CHECK               STATUS  DETAIL",
+                "control plane        kubernetes-version  ok      Kubernetes v1.31.2",
+                "control plane        release api         FAIL    nvcf: chart version 1.0.0, the stack wants 1.1.0",
+                "                                                 fix: pulumi up",
+                "compute plane gpu-b  -                   SKIP    not checked: an EKS cluster",
+                "2 checks: 1 ok, 1 failed; 1 cluster not checked (exit 1)",
+                "",
+            ].join("\n"),
+        );
+    });
+
+    test("the JSON: the stack, the time, ok, the exit code and each cluster's checks; one line per round under --watch", () => {
+        const r = report([{ cluster: "control plane", state: "checked", checks: [okCheck] }]);
+        const doc = JSON.parse(formatStatusJson(r, false));
+        assert.deepEqual(doc, {
+            stack: "dev",
+            time: r.time,
+            ok: true,
+            exitCode: 0,
+            clusters: [{ cluster: "control plane", state: "checked", checks: [okCheck] }],
+        });
+        assert.equal(formatStatusJson(r, true).split("\n").length, 2);
+    });
+});
+
+/** A stack directory: the project's Pulumi.yaml and a stack file of the dev stack's config with two compute planes. */
+function stackDir(extra: Record<string, unknown> = {}): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-status-test-"));
+    fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
+    const doc = parseYaml(fs.readFileSync(path.join(ROOT, "Pulumi.dev.yaml"), "utf8")) as { config: Record<string, unknown> };
+    doc.config["nvcf-self-managed:computePlanes"] = [
+        { clusterName: "gpu-a", cluster: { sameAsControlPlane: true } },
+        { clusterName: "gpu-b", cluster: { eks: { name: "gpu-b", region: "us-west-2" } } },
+    ];
+    Object.assign(doc.config, extra);
+    fs.writeFileSync(path.join(dir, "Pulumi.st.yaml"), stringify(doc));
+    return dir;
+}
+
+describe("which clusters are reached", () => {
+    test("a plane on the control plane's cluster shares its access; an EKS plane and a secret kubeconfig are not checked", () => {
+        const dir = stackDir({ "nvcf-self-managed:kubeconfig": { secure: "v1:abc" } });
+        try {
+            const { settings, secretKeys } = stackSettings(dir, "st");
+            assert.deepEqual(secretKeys, ["kubeconfig"]);
+            const [cp, a, b] = statusTargets(settings, secretKeys, { planes: new Map() });
+            assert.match(cp.skipped!, /stack secret kubeconfig, which status never decrypts; pass --kubeconfig <file>/);
+            assert.equal(a.skipped, cp.skipped);
+            assert.match(
+                b.skipped!,
+                /EKS cluster .*--kubeconfig-for gpu-b=<file>.*aws eks update-kubeconfig --name gpu-b --region us-west-2/,
+            );
+            const given = statusTargets(settings, secretKeys, {
+                controlPlane: { file: "cp.yaml", text: "kc" },
+                context: "admin",
+                planes: new Map([["gpu-b", { file: "b.yaml", text: "kb" }]]),
+            });
+            assert.deepEqual(given[0].access, { kubeconfig: "kc", source: "cp.yaml", context: "admin" });
+            assert.deepEqual(given[1].access, given[0].access);
+            assert.deepEqual(given[2].access, { kubeconfig: "kb", source: "b.yaml" });
+            assert.ok(given[2].releases.some((r) => r.name === "nvca-operator"));
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
+    test("--help exits 0; a missing --stack, a bad --watch and an unknown plane exit 2 with the usage", async () => {
+        const run = async (...argv: string[]) => {
+            let out = "";
+            let err = "";
+            const code = await statusCli(argv, { out: (t) => (out += t), err: (t) => (err += t) }, {});
+            return { code, out, err };
+        };
+        assert.equal((await run("--help")).code, 0);
+        const missing = await run();
+        assert.equal(missing.code, 2);
+        assert.match(missing.err, /^--stack is required\nusage: npm run --silent status/);
+        assert.match((await run("--stack", "dev", "--watch", "0")).err, /--watch takes a whole number of seconds/);
+        const unknown = await run("--stack", "dev", "--kubeconfig-for", "nope=/dev/null");
+        assert.equal(unknown.code, 2);
+        assert.match(unknown.err, /--kubeconfig-for names nope, which is no compute plane of the stack/);
+    });
+});
+
+/** Everything the checks and the drift read, healthy: what a working install of the targets looks like. */
+function healthyCluster(api: FakeKubeApi, targets: readonly StatusTarget[]): void {
+    for (const crd of GATEWAY_API_CRDS)
+        api.put(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}.gateway.networking.k8s.io`, {});
+    for (const t of targets.filter((x) => x.access)) {
+        for (const gw of t.preflight.gatewayApi?.gateways ?? []) {
+            api.put(`/apis/gateway.networking.k8s.io/v1/namespaces/${gw.namespace}/gateways/${gw.name}`, {
+                spec: { listeners: gw.listeners },
+            });
+        }
+        const boot = t.health?.accountBootstrap;
+        if (boot) api.put(`/apis/batch/v1/namespaces/${boot.namespace}/jobs/${boot.job}`, { status: { succeeded: 1 } });
+        const bao = t.health?.openbao;
+        if (bao)
+            api.put(`/api/v1/namespaces/${bao.namespace}/pods/${bao.pod}:${bao.port}/proxy/v1/sys/seal-status`, {
+                initialized: true,
+                sealed: false,
+            });
+        for (const ns of t.health?.routes?.namespaces ?? []) {
+            api.put(`/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes/api`, {
+                metadata: { name: "api" },
+                status: { parents: [{ parentRef: { name: "nvcf-gateway" }, conditions: [{ type: "Accepted", status: "True" }] }] },
+            });
+        }
+        const backend = t.health?.nvcfBackend;
+        if (backend) {
+            api.put(`/apis/nvcf.nvidia.io/v1/namespaces/${backend.namespace}/nvcfbackends/${backend.name}`, {
+                status: { agentStatus: "healthy" },
+            });
+            for (const ns of [backend.namespace, backend.agentNamespace]) {
+                api.put(`/api/v1/namespaces/${ns}/pods/p`, {
+                    metadata: { name: "p" },
+                    status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
+                });
+            }
+        }
+        for (const r of t.releases) api.putRelease({ ...r, revision: 1, status: "deployed" });
+    }
+    api.put("/apis/storage.k8s.io/v1/storageclasses/standard", {
+        metadata: { name: "standard", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
+    });
+    api.put("/api/v1/nodes/gpu-node", { metadata: { name: "gpu-node" }, status: { allocatable: { "nvidia.com/gpu": "8" } } });
+}
+
+interface Result {
+    readonly code: number | null;
+    readonly stdout: string;
+    readonly stderr: string;
+}
+
+/** The command as `npm run status` runs it, in a child process (the fake API server answers from this one). */
+function status(...argv: string[]): Promise<Result> {
+    return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, ["--import", "tsx", "scripts/status.ts", ...argv], {
+            cwd: ROOT,
+            env: { ...process.env, KUBECONFIG: "/nonexistent" },
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => (stdout += d));
+        child.stderr.on("data", (d) => (stderr += d));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+}
+
+describe("the command against a fake API server", { concurrency: false }, () => {
+    const api = new FakeKubeApi();
+    let dir: string;
+    let kubeconfig: string;
+    let targets: StatusTarget[];
+
+    before(async () => {
+        await api.start();
+        dir = stackDir();
+        kubeconfig = path.join(dir, "kubeconfig.yaml");
+        fs.writeFileSync(kubeconfig, api.kubeconfig());
+        const { settings, secretKeys } = stackSettings(dir, "st");
+        targets = statusTargets(settings, secretKeys, { controlPlane: { file: kubeconfig, text: "" }, planes: new Map() });
+        healthyCluster(api, targets);
+    });
+
+    after(async () => {
+        await api.stop();
+        fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    test("healthy: every check ok, the EKS plane not checked, exit 0; only GETs and the access review", async () => {
+        const res = await status("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig);
+        assert.equal(res.code, 0, res.stdout + res.stderr);
+        const lines = res.stdout.split("\n");
+        assert.match(lines[0], /^status of stack st at \d{4}-\d\d-\d\dT/);
+        assert.match(lines[1], /^CLUSTER +CHECK +STATUS +DETAIL$/);
+        for (const row of [
+            /^control plane +kubernetes-version +ok +Kubernetes v1\.31\.2 at http:\/\/127\.0\.0\.1:\d+$/,
+            /^control plane +openbao +ok +OpenBao is initialised and unsealed$/,
+            /^control plane +release api +ok +nvcf: helm-nvcf-api 1\.25\.1, revision 1, deployed$/,
+            /^compute plane gpu-a +nvcfbackend +ok +the NVCFBackend gpu-a is healthy$/,
+            /^compute plane gpu-a +release nvca-operator +ok +nvca-operator: helm-nvca-operator [\d.]+, revision 1, deployed$/,
+            /^compute plane gpu-b +- +SKIP +not checked: an EKS cluster/,
+        ]) {
+            assert.ok(
+                lines.some((l) => row.test(l)),
+                `no line ${row} in\n${res.stdout}`,
+            );
+        }
+        assert.ok(!lines.some((l) => / FAIL /.test(l)), res.stdout);
+        assert.match(lines.at(-2)!, /^\d+ checks: (\d+) ok, 0 failed; 1 cluster not checked \(exit 0\)$/);
+        assert.ok(
+            api.requests.every((r) => r.startsWith("GET ") || r.includes("selfsubjectaccessreviews")),
+            "status only reads",
+        );
+    });
+
+    test("unhealthy: a version drift, a sealed OpenBao and a leftover release fail with their fix, exit 1; --json", async () => {
+        api.putRelease({ name: "api", namespace: "nvcf", revision: 2, chart: "helm-nvcf-api", version: "1.24.0", status: "deployed" });
+        api.putRelease({ name: "leftover", namespace: "nvcf", revision: 1, chart: "old-chart", version: "0.1.0", status: "deployed" });
+        const bao = targets[0].health!.openbao!;
+        api.put(`/api/v1/namespaces/${bao.namespace}/pods/${bao.pod}:${bao.port}/proxy/v1/sys/seal-status`, {
+            initialized: true,
+            sealed: true,
+        });
+        const table = await status("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig);
+        assert.equal(table.code, 1, table.stderr);
+        assert.match(
+            table.stdout,
+            /\ncontrol plane +release api +FAIL +nvcf: chart version 1\.24\.0, the stack wants 1\.25\.1\n +fix: pulumi up/,
+        );
+        assert.match(table.stdout, /\ncontrol plane +openbao +FAIL +OpenBao is sealed\n +fix: unseal it/);
+        assert.match(
+            table.stdout,
+            /\ncontrol plane +release leftover +FAIL +nvcf: old-chart 0\.1\.0 is installed, but the stack does not declare it/,
+        );
+
+        const json = await status("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig, "--json");
+        assert.equal(json.code, 1);
+        const doc = JSON.parse(json.stdout) as {
+            stack: string;
+            ok: boolean;
+            exitCode: number;
+            clusters: { cluster: string; state: string; reason?: string; checks: CheckResult[] }[];
+        };
+        assert.equal(doc.stack, "st");
+        assert.equal(doc.ok, false);
+        assert.equal(doc.exitCode, 1);
+        assert.deepEqual(
+            doc.clusters.map((c) => [c.cluster, c.state]),
+            [
+                ["control plane", "checked"],
+                ["compute plane gpu-a", "checked"],
+                ["compute plane gpu-b", "skipped"],
+            ],
+        );
+        const failed = doc.clusters.flatMap((c) => c.checks.filter((r) => !r.ok).map((r) => r.name));
+        assert.deepEqual(failed.sort(), ["openbao", "release api", "release leftover"]);
+        assert.ok(doc.clusters[0].checks.every((r) => Object.keys(r).join() === "name,ok,detail,fix"));
+    });
+
+    test("a cluster that does not answer exits 2", async () => {
+        const down = path.join(dir, "down.yaml");
+        fs.writeFileSync(down, api.kubeconfig().replace(/server: .*/, "server: http://127.0.0.1:1"));
+        const res = await status("--stack", "st", "--dir", dir, "--kubeconfig", down);
+        assert.equal(res.code, 2, res.stdout + res.stderr);
+        assert.match(res.stdout, /control plane +kubernetes-version +FAIL +the API server http:\/\/127\.0\.0\.1:1 could not be reached/);
+        assert.match(res.stdout, /2 clusters unreachable; 1 cluster not checked \(exit 2\)\n$/);
+    });
+});

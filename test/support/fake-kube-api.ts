@@ -1,0 +1,101 @@
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import * as zlib from "node:zlib";
+
+/**
+ * An in-process Kubernetes API server that answers GETs from a map of paths to objects (a
+ * collection's path lists the objects under it, filtered by a labelSelector of k=v pairs), the
+ * version, and access reviews. Enough for `npm run status`, spawned as a real command.
+ */
+export class FakeKubeApi {
+    readonly objects = new Map<string, unknown>();
+    readonly requests: string[] = [];
+    version = { major: "1", minor: "31", gitVersion: "v1.31.2" };
+    allowed = true;
+    readonly token = "status-test-token";
+    private server?: http.Server;
+
+    get url(): string {
+        return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+    }
+
+    put(path: string, obj: unknown): this {
+        this.objects.set(path, obj);
+        return this;
+    }
+
+    /** A Helm release Secret as Helm 3 stores it: base64(gzip(JSON)), base64-encoded again as Secret data. */
+    putRelease(r: { name: string; namespace: string; revision: number; chart: string; version: string; status: string }): this {
+        const record = {
+            name: r.name,
+            namespace: r.namespace,
+            version: r.revision,
+            info: { status: r.status },
+            chart: { metadata: { name: r.chart, version: r.version } },
+        };
+        const inner = zlib.gzipSync(JSON.stringify(record)).toString("base64");
+        return this.put(`/api/v1/namespaces/${r.namespace}/secrets/sh.helm.release.v1.${r.name}.v${r.revision}`, {
+            metadata: {
+                name: `sh.helm.release.v1.${r.name}.v${r.revision}`,
+                namespace: r.namespace,
+                labels: { owner: "helm", name: r.name, status: r.status, version: String(r.revision) },
+            },
+            type: "helm.sh/release.v1",
+            data: { release: Buffer.from(inner).toString("base64") },
+        });
+    }
+
+    kubeconfig(): string {
+        return [
+            "apiVersion: v1",
+            "kind: Config",
+            "clusters:",
+            `- name: fake\n  cluster:\n    server: ${this.url}\n    insecure-skip-tls-verify: true`,
+            "users:",
+            `- name: admin\n  user:\n    token: ${this.token}`,
+            "contexts:",
+            "- name: fake\n  context:\n    cluster: fake\n    user: admin",
+            "current-context: fake",
+            "",
+        ].join("\n");
+    }
+
+    async start(): Promise<void> {
+        this.server = http.createServer((req, res) => {
+            let body = "";
+            req.on("data", (d) => (body += d));
+            req.on("end", () => {
+                const path = req.url ?? "/";
+                this.requests.push(`${req.method} ${path}`);
+                const [status, answer] = this.answer(req.method ?? "GET", path, req.headers.authorization);
+                res.writeHead(status, { "Content-Type": "application/json" });
+                res.end(JSON.stringify(answer));
+            });
+        });
+        await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    }
+
+    async stop(): Promise<void> {
+        await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    }
+
+    /** The answer to one request; public so a unit test can use the fake as an in-process Kube too. */
+    answer(method: string, path: string, authorization: string | undefined): [number, unknown] {
+        if (authorization !== `Bearer ${this.token}`) return [401, { kind: "Status", code: 401 }];
+        if (method === "GET" && path === "/version") return [200, this.version];
+        if (method === "POST" && path.endsWith("/selfsubjectaccessreviews")) return [201, { status: { allowed: this.allowed } }];
+        if (method !== "GET") return [405, { kind: "Status", code: 405 }];
+        const [bare, query = ""] = path.split("?");
+        if (this.objects.has(bare)) return [200, this.objects.get(bare)];
+        const items = [...this.objects.entries()]
+            .filter(([p]) => p.startsWith(`${bare}/`) && !p.slice(bare.length + 1).includes("/"))
+            .map(([, o]) => o as { metadata?: { labels?: Record<string, string> } });
+        const selector = new URLSearchParams(query).get("labelSelector");
+        const wanted = selector ? selector.split(",").map((kv) => kv.split("=")) : [];
+        const matching = items.filter((o) => wanted.every(([k, v]) => o.metadata?.labels?.[k] === v));
+        // A collection of a known kind answers an empty list; an unknown path is a 404, as for an absent object.
+        return items.length > 0 || /\/(pods|jobs|secrets|deployments|statefulsets|httproutes|storageclasses|nodes)$/.test(bare)
+            ? [200, { items: matching }]
+            : [404, { kind: "Status", code: 404 }];
+    }
+}
