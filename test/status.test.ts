@@ -295,6 +295,14 @@ function status(...argv: string[]): Promise<Result> {
     });
 }
 
+/** The same command in this process: its own module, without paying a process start again. */
+async function statusHere(...argv: string[]): Promise<Result> {
+    let stdout = "";
+    let stderr = "";
+    const code = await statusCli(argv, { out: (t) => (stdout += t), err: (t) => (stderr += t) }, { KUBECONFIG: "/nonexistent" });
+    return { code, stdout, stderr };
+}
+
 describe("the command against a fake API server", { concurrency: false }, () => {
     const api = new FakeKubeApi();
     let dir: string;
@@ -351,7 +359,7 @@ describe("the command against a fake API server", { concurrency: false }, () => 
             initialized: true,
             sealed: true,
         });
-        const table = await status("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig);
+        const table = await statusHere("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig);
         assert.equal(table.code, 1, table.stderr);
         assert.match(
             table.stdout,
@@ -363,7 +371,7 @@ describe("the command against a fake API server", { concurrency: false }, () => 
             /\ncontrol plane +release leftover +FAIL +nvcf: old-chart 0\.1\.0 is installed, but the stack does not declare it/,
         );
 
-        const json = await status("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig, "--json");
+        const json = await statusHere("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig, "--json");
         assert.equal(json.code, 1);
         const doc = JSON.parse(json.stdout) as {
             stack: string;
@@ -390,7 +398,7 @@ describe("the command against a fake API server", { concurrency: false }, () => 
     test("a cluster that does not answer exits 2", async () => {
         const down = path.join(dir, "down.yaml");
         fs.writeFileSync(down, api.kubeconfig().replace(/server: .*/, "server: http://127.0.0.1:1"));
-        const res = await status("--stack", "st", "--dir", dir, "--kubeconfig", down);
+        const res = await statusHere("--stack", "st", "--dir", dir, "--kubeconfig", down);
         assert.equal(res.code, 2, res.stdout + res.stderr);
         assert.match(res.stdout, /control plane +kubernetes-version +FAIL +the API server http:\/\/127\.0\.0\.1:1 could not be reached/);
         assert.match(res.stdout, /2 clusters unreachable; 1 cluster not checked \(exit 2\)\n$/);
