@@ -33,3 +33,6 @@ export function canonicalJson(value: unknown): string | undefined {
               : v;
     return JSON.stringify(sorted(value));
 }
+
+/** What the engine passes for an input not known yet (a preview before an upstream resource exists). */
+export const UNKNOWN_INPUT = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

@@ -2,47 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/project";
 import { describeFailures, health, preflight, type CheckResult, type HealthSpec, type PreflightSpec } from "../health/checks";
 import { httpKube, type Kube } from "../health/kube-client";
-import { changedInputs, secretConfig } from "./base";
-import { kubeconfigMap, type KubeconfigSource } from "./cluster-registration";
-import { apiServer, type KubeAccess } from "./kube-access";
-
-/** How a dynamic provider reaches a cluster: where its kubeconfig is, never the kubeconfig's secret text. */
-export interface ClusterReach {
-    readonly kubeconfigSource: KubeconfigSource;
-    /** The compute plane's name, for its `computePlaneKubeconfigs` entry. */
-    readonly clusterName?: string;
-    readonly kubeContext?: string;
-    /** A kubeconfig the program built (EKS: endpoint, CA, exec credential; no secret in it). */
-    readonly kubeconfig?: string;
-}
-
-/** The stack secrets a provider's `configure` reads, in the provider's own process. */
-export interface KubeSecrets {
-    readonly kubeconfig?: string;
-    readonly computePlaneKubeconfigs?: string;
-}
-
-export function readKubeSecrets(req: pulumi.dynamic.ConfigureRequest): KubeSecrets {
-    return { kubeconfig: secretConfig(req, "kubeconfig"), computePlaneKubeconfigs: secretConfig(req, "computePlaneKubeconfigs") };
-}
-
-/** The kubeconfig a reach names, resolved from the secrets at run time. */
-export function kubeAccessOf(reach: ClusterReach, secrets: KubeSecrets): KubeAccess {
-    const context = reach.kubeContext || undefined;
-    if (reach.kubeconfig !== undefined)
-        return { kubeconfig: reach.kubeconfig, context, source: "the kubeconfig built for the EKS cluster" };
-    switch (reach.kubeconfigSource) {
-        case "control-plane":
-            return { kubeconfig: secrets.kubeconfig, context, source: `the secret ${PROJECT}:kubeconfig` };
-        case "compute-plane": {
-            const kubeconfig = kubeconfigMap(secrets.computePlaneKubeconfigs)?.[reach.clusterName ?? ""];
-            if (!kubeconfig) throw new Error(`computePlaneKubeconfigs has no entry for ${reach.clusterName}`);
-            return { kubeconfig, context, source: `the secret ${PROJECT}:computePlaneKubeconfigs entry ${reach.clusterName}` };
-        }
-        default:
-            return { context };
-    }
-}
+import { changedInputs, UNKNOWN_INPUT } from "./base";
+import { apiServer } from "./kube-access";
+import { kubeAccessOf, readKubeSecrets, type ClusterReach, type KubeSecrets } from "./kube-reach";
 
 export async function connect(reach: ClusterReach, secrets: KubeSecrets, timeoutSeconds: number): Promise<Kube> {
     const api = await apiServer(kubeAccessOf(reach, secrets));
@@ -65,8 +27,6 @@ export interface ClusterChecksInputs {
 export interface ClusterChecksOutputs extends ClusterChecksInputs {
     readonly results: CheckResult[];
 }
-
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 export interface ChecksProviderOptions {
     /** Replaces the real API server (tests). */
@@ -93,7 +53,7 @@ export class ClusterChecksProvider implements pulumi.dynamic.ResourceProvider<Cl
         // A preview with values still unknown cannot check yet; up will. The engine's `__provider`
         // is this provider's own source, which holds the sentinel's text: it is left out.
         const { __provider: _source, ...declared } = news as ClusterChecksInputs & { __provider?: string };
-        if (JSON.stringify(declared).includes(UNKNOWN)) return { changes: true };
+        if (JSON.stringify(declared).includes(UNKNOWN_INPUT)) return { changes: true };
         const results = await this.once(news);
         return { changes: results.some((r) => !r.ok) };
     }

@@ -1,19 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
-import { PROJECT } from "../../config/project";
-import { changedInputs, secretConfig } from "./base";
+import { changedInputs, secretConfig, UNKNOWN_INPUT } from "./base";
 import { ApiError, deleteCluster, Endpoint, getCluster, listClusters, mintAdminToken, putJwks, registerCluster } from "./icms";
-import { ClusterIdentity, discoverClusterIdentity, discoverFromIssuer, KubeAccess } from "./oidc-discovery";
-
-/** Where the registration finds the GPU cluster's kubeconfig. */
-export type KubeconfigSource =
-    /** The control plane's: the `kubeconfig` secret, else $KUBECONFIG/~/.kube/config. */
-    | "control-plane"
-    /** The cluster's entry in the `computePlaneKubeconfigs` secret. */
-    | "compute-plane"
-    /** $KUBECONFIG/~/.kube/config. */
-    | "default"
-    /** No kubeconfig: the public issuer in `oidcIssuerUrl` (EKS). */
-    | "oidc-issuer";
+import { kubeAccessOf, kubeconfigMap, readKubeSecrets, type KubeconfigSource, type KubeSecrets } from "./kube-reach";
+import { ClusterIdentity, discoverClusterIdentity, discoverFromIssuer } from "./oidc-discovery";
 
 /** What the registration is declared with. No secret is an input: they come from `configure`. */
 export interface ClusterRegistrationInputs {
@@ -46,8 +35,6 @@ export interface ClusterRegistrationOutputs extends ClusterRegistrationInputs {
 /** Inputs whose change is a new registration, not an update. */
 const REPLACING = ["clusterName", "ncaId", "region", "cloudProvider"] as const;
 
-const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
-
 export interface ProviderOptions {
     /** Pause between retries; tests shorten it. */
     readonly retryDelayMs?: number;
@@ -63,8 +50,7 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
     private readonly retryDelayMs: number;
     // Set by configure() in the provider's own process; never serialized with the program.
     private adminToken?: string;
-    private controlPlaneKubeconfig?: string;
-    private computePlaneKubeconfigs?: Record<string, string>;
+    private kubeSecrets: KubeSecrets = {};
 
     constructor(options: ProviderOptions = {}) {
         this.retryDelayMs = options.retryDelayMs ?? 1000;
@@ -72,8 +58,9 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
 
     async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
         this.adminToken = secretConfig(req, "nvcfAdminToken");
-        this.controlPlaneKubeconfig = secretConfig(req, "kubeconfig");
-        this.computePlaneKubeconfigs = kubeconfigMap(secretConfig(req, "computePlaneKubeconfigs"));
+        this.kubeSecrets = readKubeSecrets(req);
+        // A malformed secret fails here, before any ICMS call.
+        kubeconfigMap(this.kubeSecrets.computePlaneKubeconfigs);
     }
 
     async check(
@@ -81,7 +68,7 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
         news: ClusterRegistrationInputs,
     ): Promise<pulumi.dynamic.CheckResult<ClusterRegistrationInputs>> {
         const failures: pulumi.dynamic.CheckFailure[] = [];
-        const known = (v: unknown) => v !== undefined && v !== UNKNOWN;
+        const known = (v: unknown) => v !== undefined && v !== UNKNOWN_INPUT;
         if (known(news.clusterName) && !/^[a-z0-9]([-a-z0-9.]{0,30}[a-z0-9])?$/.test(news.clusterName)) {
             failures.push({ property: "clusterName", reason: "an RFC 1123 name of at most 32 characters" });
         }
@@ -200,22 +187,8 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
             if (!inputs.oidcIssuerUrl) throw new Error("no OIDC issuer URL to discover the cluster's keys from");
             return discoverFromIssuer(inputs.oidcIssuerUrl, options);
         }
-        return discoverClusterIdentity(this.kubeAccess(inputs), options);
-    }
-
-    private kubeAccess(inputs: ClusterRegistrationInputs): KubeAccess {
-        const context = inputs.kubeContext || undefined;
-        switch (inputs.kubeconfigSource) {
-            case "control-plane":
-                return { kubeconfig: this.controlPlaneKubeconfig, context, source: `the secret ${PROJECT}:kubeconfig` };
-            case "compute-plane": {
-                const kubeconfig = this.computePlaneKubeconfigs?.[inputs.clusterName];
-                if (!kubeconfig) throw new Error(`computePlaneKubeconfigs has no entry for ${inputs.clusterName}`);
-                return { kubeconfig, context, source: `the secret ${PROJECT}:computePlaneKubeconfigs entry ${inputs.clusterName}` };
-            }
-            default:
-                return { context };
-        }
+        const reach = { kubeconfigSource: inputs.kubeconfigSource, clusterName: inputs.clusterName, kubeContext: inputs.kubeContext };
+        return discoverClusterIdentity(kubeAccessOf(reach, this.kubeSecrets), options);
     }
 
     /** Every failure names the cluster and the operation. */
@@ -227,26 +200,6 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
             throw new Error(`cluster registration of ${inputs.clusterName} (${operation}) failed: ${hint(err)}${cause}`, { cause: err });
         }
     }
-}
-
-/**
- * The `computePlaneKubeconfigs` secret as a map. The config check refuses a malformed one before
- * `up`; this one still never lets JSON.parse's message (which quotes the text) out.
- */
-export function kubeconfigMap(text: string | undefined): Record<string, string> | undefined {
-    if (!text) return undefined;
-    let parsed: unknown;
-    try {
-        parsed = JSON.parse(text);
-    } catch {
-        throw new Error(
-            `the secret ${PROJECT}:computePlaneKubeconfigs is not a JSON object; set it with \`pulumi config set --secret --path 'computePlaneKubeconfigs.<cluster>'\``,
-        );
-    }
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === "string")) {
-        throw new Error(`the secret ${PROJECT}:computePlaneKubeconfigs is not an object of kubeconfig texts by cluster name`);
-    }
-    return parsed as Record<string, string>;
 }
 
 /** What an ICMS status means for the user, where the status alone says little. */

@@ -2,7 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { getObject, listItems, type Kube } from "../health/kube-client";
 import { excerpt } from "./http";
 import { changedInputs } from "./base";
-import { connect, readKubeSecrets, type ClusterReach, type KubeSecrets } from "./cluster-checks";
+import { connect } from "./cluster-checks";
+import { readKubeSecrets, type ClusterReach, type KubeSecrets } from "./kube-reach";
 
 /** The CRDs the NVCA operator leaves behind (its chart deletes only nvcfbackends; the cluster document deletes all three). */
 export const NVCA_CRDS = [

@@ -4,8 +4,7 @@ import type { Settings } from "../../config/settings";
 import { eksCluster, type EksCluster } from "../aws/eks";
 import type { AwsProviders } from "../aws/providers";
 import type { ClusterAccess } from "../kubernetes/provider";
-import type { ClusterReach } from "../providers/cluster-checks";
-import type { KubeconfigSource } from "../providers/cluster-registration";
+import type { ClusterReach, KubeconfigSource } from "../providers/kube-reach";
 
 /**
  * How the program, and the dynamic providers in their own process, reach one cluster: the
