@@ -1,16 +1,22 @@
 /**
- * The command lines as a user types them: each case spawns the real `npm run ...`, so npm's own
- * handling of arguments (the `--`), the exit code and what reaches stdout and stderr are the
- * ones a user gets. The commands' logic is tested in-process by render.test.ts and
- * plan-diff.test.ts.
+ * The command lines as a user types them. Each command runs once for real, spawned through
+ * `npm run ...`, so npm's own handling of arguments (the `--`), the exit code and what reaches
+ * stdout and stderr are the ones a user gets; those runs start when this file loads (see
+ * support/background.ts). The other cases call the same command in this process, with the
+ * environment npm gives a script. The commands' logic is tested in-process by render.test.ts
+ * and plan-diff.test.ts.
  */
 import * as assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { benchCli } from "../scripts/lib/bench-cli";
 import { endQuietlyWhenReaderCloses } from "../scripts/lib/pipes";
+import { planDiffCli } from "../scripts/lib/plan-diff-cli";
+import { renderCli } from "../scripts/lib/render-cli";
+import { inBackground, runToEnd, type Finished } from "./support/background";
+import { capture } from "./support/capture";
 
 const ROOT = path.resolve(__dirname, "..");
 const RENDER_USAGE = "usage: npm run --silent render -- --stack <name>";
@@ -18,31 +24,27 @@ const PLAN_DIFF_USAGE = "usage: npm run --silent plan-diff -- --stack <name> --b
 const ASSUMED =
     "render: assumed the secret ngcApiKey set (the stack file has no value; an offline render never reads one); --no-assume-secrets turns this off\n";
 
-interface Result {
-    readonly code: number | null;
-    readonly stdout: string;
-    readonly stderr: string;
-}
-
 /**
  * Runs a shell command line in the repository, with this test's Node.js first on PATH (npm
  * runs scripts with the `node` it finds there) and none of the outer npm's npm_* variables
  * (under `npm test` they would reach the inner npm as its config).
  */
-function sh(commandLine: string, extraEnv: Record<string, string> = {}, cwd = ROOT): Promise<Result> {
+function sh(commandLine: string, extraEnv: Record<string, string> = {}, cwd = ROOT): Promise<Finished> {
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key)) env[key] = value;
     env.PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`;
     Object.assign(env, extraEnv);
-    return new Promise((resolve, reject) => {
-        const child = spawn("bash", ["-o", "pipefail", "-c", commandLine], { cwd, env });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d) => (stdout += d));
-        child.stderr.on("data", (d) => (stderr += d));
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
+    return runToEnd("bash", ["-o", "pipefail", "-c", commandLine], { cwd, env });
+}
+
+/** Calls `use` with a new temporary directory, removed afterwards. */
+async function inTempDir<T>(prefix: string, use: (dir: string) => Promise<T>): Promise<T> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    try {
+        return await use(dir);
+    } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
 }
 
 /** npm's own warnings about arguments it did not know (printed even with --silent). */
@@ -53,69 +55,97 @@ function withoutNpmWarnings(stderr: string): string {
         .join("\n");
 }
 
-describe("the command lines", { concurrency: true }, () => {
+// The real commands, one run each (npm test: one run of each script is enough to prove it).
+const renderToHead = inBackground(() => sh("npm run --silent render -- --stack dev | head -1"));
+// npm turns `--stack dev` into a flag and passes `dev` on, and keeps `--dir=.` with its value.
+const renderWithoutDashes = inBackground(() => sh("npm run --silent render --stack dev --dir=."));
+const planDiffOfNoChange = inBackground(() =>
+    // plan-diff needs a repository with history; a clone keeps this one's untouched.
+    inTempDir("nvcf-cli-test-", async (tmp) => {
+        const repo = path.join(tmp, "repo");
+        const clone = await sh(`git clone --quiet ${ROOT} ${repo}`, {}, tmp);
+        assert.equal(clone.code, 0, clone.stderr);
+        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(repo, "node_modules"), "dir");
+        fs.appendFileSync(path.join(repo, "Pulumi.dev.yaml"), "# a comment changes nothing\n");
+        const head = (await sh("git rev-parse HEAD", {}, repo)).stdout.trim();
+        return { head, ...(await sh(`npm run --silent plan-diff -- --stack dev --base ${head} --dir ${repo}`)) };
+    }),
+);
+const benchUsageError = inBackground(() => sh("npm run --silent bench -- --runs 3"));
+// No end-to-end tools anywhere: an empty cache directory and no E2E_* variables.
+const unsetE2eTools =
+    "unset E2E_ETCD E2E_KUBE_APISERVER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
+const e2eWithoutTools = (commandLine: string) =>
+    inBackground(() => inTempDir("nvcf-e2e-cache-", (cache) => sh(`${unsetE2eTools}${commandLine}`, { NVCF_E2E_CACHE: cache })));
+const e2eMissing = e2eWithoutTools("npm run --silent test:e2e");
+const e2eSkipped = e2eWithoutTools("NVCF_E2E_SKIP_MISSING=1 npm run --silent test:e2e");
+
+describe("the command lines", () => {
     let tmp: string;
-    let repo: string;
 
     before(() => {
         tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-cli-test-"));
-        // plan-diff needs a repository with history; a clone keeps this one's untouched.
-        repo = path.join(tmp, "repo");
-        const git = (...args: string[]) => sh(`git ${args.join(" ")}`, {}, tmp);
-        return git("clone", "--quiet", ROOT, repo).then((res) => {
-            assert.equal(res.code, 0, res.stderr);
-            fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(repo, "node_modules"), "dir");
-        });
     });
 
     after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
     describe("--help prints the usage and exits 0", () => {
-        for (const [script, usage] of [
-            ["render", RENDER_USAGE],
-            ["plan-diff", PLAN_DIFF_USAGE],
-            ["bench", "usage: npm run bench [-- <runs>]"],
+        for (const [script, usage, cli] of [
+            ["render", RENDER_USAGE, renderCli],
+            ["plan-diff", PLAN_DIFF_USAGE, planDiffCli],
+            [
+                "bench",
+                "usage: npm run bench [-- <runs>]",
+                async (argv: readonly string[], io: ReturnType<typeof capture>) => benchCli(argv, io),
+            ],
         ] as const) {
             it(script, async () => {
-                const res = await sh(`npm run --silent ${script} -- --help`);
-                assert.equal(res.code, 0, res.stderr);
-                assert.ok(res.stdout.startsWith(usage), res.stdout);
-                assert.match(res.stdout, /\nExit: 0 /);
-                assert.equal(res.stderr, "");
+                const io = capture();
+                assert.equal(await cli(["--help"], io), 0, io.stderr);
+                assert.ok(io.stdout.startsWith(usage), io.stdout);
+                assert.match(io.stdout, /\nExit: 0 /);
+                assert.equal(io.stderr, "");
             });
         }
     });
 
     describe("a forgotten -- gets the command line that works", () => {
-        it("render: npm took --stack", async () => {
-            const res = await sh("npm run --silent render --stack dev");
+        it("render: npm took --stack and --dir", async () => {
+            const res = await renderWithoutDashes;
             assert.equal(res.code, 2);
             assert.equal(res.stdout, "");
             const stderr = withoutNpmWarnings(res.stderr);
-            assert.ok(stderr.includes("npm took --stack for itself (a `--` is missing): npm run render -- --stack dev\n"), stderr);
+            assert.ok(
+                stderr.includes("npm took --stack, --dir for itself (a `--` is missing): npm run render -- --stack dev --dir .\n"),
+                stderr,
+            );
             assert.ok(stderr.includes(RENDER_USAGE), stderr);
         });
 
         it("plan-diff: npm took --stack and --base", async () => {
-            const res = await sh("npm run --silent plan-diff --stack=dev --base=HEAD");
-            assert.equal(res.code, 2);
-            const stderr = withoutNpmWarnings(res.stderr);
-            assert.ok(stderr.startsWith("--stack is required\n"), stderr);
+            // What npm hands the script for `npm run plan-diff --stack=dev --base=HEAD` (see the render case).
+            const io = capture();
+            const npmEnv = { npm_lifecycle_event: "plan-diff", npm_config_stack: "dev", npm_config_base: "HEAD" };
+            assert.equal(await planDiffCli([], io, npmEnv), 2);
+            assert.ok(io.stderr.startsWith("--stack is required\n"), io.stderr);
             assert.ok(
-                stderr.includes("npm took --stack, --base for itself (a `--` is missing): npm run plan-diff -- --stack dev --base HEAD\n"),
-                stderr,
+                io.stderr.includes(
+                    "npm took --stack, --base for itself (a `--` is missing): npm run plan-diff -- --stack dev --base HEAD\n",
+                ),
+                io.stderr,
             );
         });
 
         it("no hint for a plain unknown option", async () => {
-            const res = await sh("npm run --silent render -- --stack dev --verbose");
-            assert.equal(res.code, 2);
-            assert.ok(res.stderr.startsWith(`Unknown option '--verbose'`), res.stderr);
-            assert.ok(!res.stderr.includes("npm took"), res.stderr);
+            // After the `--`, npm takes nothing: the script gets every option, and only its own name in the environment.
+            const io = capture();
+            assert.equal(await renderCli(["--stack", "dev", "--verbose"], io, { npm_lifecycle_event: "render" }), 2);
+            assert.ok(io.stderr.startsWith(`Unknown option '--verbose'`), io.stderr);
+            assert.ok(!io.stderr.includes("npm took"), io.stderr);
         });
 
         it("bench: a usage error exits 2", async () => {
-            const res = await sh("npm run --silent bench -- --runs 3");
+            const res = await benchUsageError;
             assert.equal(res.code, 2);
             assert.equal(res.stderr, "Unknown option '--runs'\nusage: npm run bench [-- <runs>]\n");
         });
@@ -123,36 +153,34 @@ describe("the command lines", { concurrency: true }, () => {
 
     describe("secrets: offline tools never need their values", () => {
         it("render assumes the secret the program requires, says so on stderr, and stdout stays JSON", async () => {
-            const res = await sh("npm run --silent render -- --stack dev");
-            assert.equal(res.code, 0, res.stderr);
-            assert.equal(res.stderr, ASSUMED);
-            const rendered = JSON.parse(res.stdout) as { stack: string; resources: unknown[] };
+            const io = capture();
+            assert.equal(await renderCli(["--stack", "dev", "--dir", ROOT], io, {}), 0, io.stderr);
+            assert.equal(io.stderr, ASSUMED);
+            const rendered = JSON.parse(io.stdout) as { stack: string; resources: unknown[] };
             assert.equal(rendered.stack, "dev");
             assert.ok(rendered.resources.length > 0);
         });
 
         it("--no-assume-secrets fails as pulumi up would: exit 1, the program's message", async () => {
-            const res = await sh("npm run --silent render -- --stack dev --no-assume-secrets");
-            assert.equal(res.code, 1);
-            assert.equal(res.stdout, "");
-            assert.ok(res.stderr.startsWith("Invalid stack configuration:\n  - nvcf-self-managed:ngcApiKey: is required"), res.stderr);
+            const io = capture();
+            assert.equal(await renderCli(["--stack", "dev", "--no-assume-secrets", "--dir", ROOT], io, {}), 1);
+            assert.equal(io.stdout, "");
+            assert.ok(io.stderr.startsWith("Invalid stack configuration:\n  - nvcf-self-managed:ngcApiKey: is required"), io.stderr);
         });
 
-        it("plan-diff assumes it on both sides; exit 1 for a change", async () => {
-            // Exit 0 for no change is plan-diff.test.ts's (in-process): each run here renders twice.
-            const file = path.join(repo, "Pulumi.dev.yaml");
-            fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("replicaCount: 3", "replicaCount: 5"));
-            const res = await sh(`npm run --silent plan-diff -- --stack dev --base HEAD --dir ${repo}`);
-            assert.equal(res.code, 1, res.stderr);
-            assert.match(res.stderr, /^plan-diff: assumed the secret ngcApiKey set at HEAD \(/);
+        it("plan-diff assumes it on both sides; exit 0 for no change", async () => {
+            // Exit 1 for a change is plan-diff.test.ts's (in-process): each run here renders twice.
+            const res = await planDiffOfNoChange;
+            assert.equal(res.code, 0, res.stderr);
+            assert.match(res.stderr, new RegExp(`^plan-diff: assumed the secret ngcApiKey set at ${res.head} \\(`));
             assert.match(res.stderr, /\nplan-diff: assumed the secret ngcApiKey set in the working tree \(/);
-            assert.match(res.stdout, /~ .*cassandra/);
+            assert.equal(res.stdout, `Stack dev: ${res.head.slice(0, 12)} -> working tree\nNo changes.\n`);
         });
 
         it("plan-diff: a bad --base exits 2", async () => {
-            const res = await sh(`npm run --silent plan-diff -- --stack dev --base no-such-ref --dir ${repo}`);
-            assert.equal(res.code, 2);
-            assert.ok(res.stderr.includes(PLAN_DIFF_USAGE), res.stderr);
+            const io = capture();
+            assert.equal(await planDiffCli(["--stack", "dev", "--base", "no-such-ref", "--dir", ROOT], io, {}), 2);
+            assert.ok(io.stderr.includes(PLAN_DIFF_USAGE), io.stderr);
         });
     });
 
@@ -162,16 +190,16 @@ describe("the command lines", { concurrency: true }, () => {
             fs.mkdirSync(dir);
             fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(dir, "Pulumi.yaml"));
             fs.writeFileSync(path.join(dir, "Pulumi.bad.yaml"), "config:\n  nvcf-self-managed:controlPlane:\n    global: {domain: x\n");
-            const res = await sh(`npm run --silent render -- --stack bad --dir ${dir}`);
-            assert.equal(res.code, 2);
-            assert.match(res.stderr, /^Pulumi\.bad\.yaml: not valid YAML: .* \(line 4, column 1\)$/m);
-            assert.doesNotMatch(res.stderr, /\n\s+at /, "no stack trace");
+            const io = capture();
+            assert.equal(await renderCli(["--stack", "bad", "--dir", dir], io, {}), 2);
+            assert.match(io.stderr, /^Pulumi\.bad\.yaml: not valid YAML: .* \(line 4, column 1\)$/m);
+            assert.doesNotMatch(io.stderr, /\n\s+at /, "no stack trace");
         });
     });
 
     describe("a reader that stops early", () => {
         it("render | head -1: exit 0, no EPIPE stack trace", async () => {
-            const res = await sh("npm run --silent render -- --stack dev | head -1");
+            const res = await renderToHead;
             assert.equal(res.code, 0, res.stderr);
             assert.equal(res.stdout, "{\n");
             assert.equal(res.stderr, ASSUMED);
@@ -189,13 +217,8 @@ describe("the command lines", { concurrency: true }, () => {
     });
 
     describe("npm run test:e2e without its tools", () => {
-        // No tools anywhere: an empty cache directory and no E2E_* variables.
-        const noTools = () => ({ NVCF_E2E_CACHE: fs.mkdtempSync(path.join(tmp, "e2e-cache-")) });
-        const unsetTools =
-            "unset E2E_ETCD E2E_KUBE_APISERVER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
-
         it("fails, naming what is missing and how to build it", async () => {
-            const res = await sh(`${unsetTools}npm run --silent test:e2e`, noTools());
+            const res = await e2eMissing;
             assert.equal(res.code, 1);
             assert.equal(res.stdout, "");
             assert.match(
@@ -206,7 +229,7 @@ describe("the command lines", { concurrency: true }, () => {
         });
 
         it("skips, and says so, when NVCF_E2E_SKIP_MISSING=1 asks", async () => {
-            const res = await sh(`${unsetTools}NVCF_E2E_SKIP_MISSING=1 npm run --silent test:e2e`, noTools());
+            const res = await e2eSkipped;
             assert.equal(res.code, 0, res.stderr);
             assert.match(res.stdout, /^end-to-end suite: skipped, as NVCF_E2E_SKIP_MISSING=1 asks: missing /);
         });

@@ -4,12 +4,12 @@
  * seconds to load in a new process).
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parseAllDocuments, stringify } from "yaml";
+import { inBackground, runToEnd } from "./support/background";
 import { capture } from "./support/capture";
 import { formatJson } from "../scripts/lib/format-json";
 import { formatMermaid } from "../scripts/lib/format-mermaid";
@@ -219,15 +219,18 @@ describe("render: the command", () => {
         assert.deepEqual(doc.resources.map((r) => r.name).sort(), rendered.resources.map((r) => r.name).sort());
     });
 
-    test("the npm scripts' entry points pass the exit code on", () => {
-        // Usage errors return before the SDK loads, so a real process costs little here.
-        for (const script of ["scripts/render.ts", "scripts/plan-diff.ts"]) {
-            const result = spawnSync(process.execPath, ["--import", "tsx", script, "--stack", "dev", "--format", "nope"], {
-                cwd: ROOT,
-                encoding: "utf8",
-            });
-            assert.equal(result.status, 2, `${script}: ${result.stderr}`);
-            assert.match(result.stderr, /usage: npm run --silent (render|plan-diff)/);
+    // Usage errors return before the SDK loads, so a real process costs little here; started as
+    // the file loads (see support/background.ts).
+    const entryPoints = ["scripts/render.ts", "scripts/plan-diff.ts"].map((script) =>
+        inBackground(async () => ({
+            script,
+            ...(await runToEnd(process.execPath, ["--import", "tsx", script, "--stack", "dev", "--format", "nope"], { cwd: ROOT })),
+        })),
+    );
+    test("the npm scripts' entry points pass the exit code on", async () => {
+        for (const { script, code, stderr } of await Promise.all(entryPoints)) {
+            assert.equal(code, 2, `${script}: ${stderr}`);
+            assert.match(stderr, /usage: npm run --silent (render|plan-diff)/);
         }
     });
 

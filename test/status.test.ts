@@ -4,7 +4,6 @@
  * against an in-process fake API server for a healthy and an unhealthy cluster.
  */
 import * as assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -19,6 +18,7 @@ import { formatStatusJson, formatTable } from "../scripts/lib/status-format";
 import { exitCode, type StatusReport } from "../scripts/lib/status-run";
 import { stackSettings } from "../scripts/lib/stack-settings";
 import { statusTargets, type StatusTarget } from "../scripts/lib/status-targets";
+import { inBackground, runToEnd, type Finished } from "./support/background";
 import { FakeKubeApi } from "./support/fake-kube-api";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -273,50 +273,48 @@ function healthyCluster(api: FakeKubeApi, targets: readonly StatusTarget[]): voi
     api.put("/api/v1/nodes/gpu-node", { metadata: { name: "gpu-node" }, status: { allocatable: { "nvidia.com/gpu": "8" } } });
 }
 
-interface Result {
-    readonly code: number | null;
-    readonly stdout: string;
-    readonly stderr: string;
-}
-
 /** The command as `npm run status` runs it, in a child process (the fake API server answers from this one). */
-function status(...argv: string[]): Promise<Result> {
-    return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", "scripts/status.ts", ...argv], {
-            cwd: ROOT,
-            env: { ...process.env, KUBECONFIG: "/nonexistent" },
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d) => (stdout += d));
-        child.stderr.on("data", (d) => (stderr += d));
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code, stdout, stderr }));
+function status(...argv: string[]): Promise<Finished> {
+    return runToEnd(process.execPath, ["--import", "tsx", "scripts/status.ts", ...argv], {
+        cwd: ROOT,
+        env: { ...process.env, KUBECONFIG: "/nonexistent" },
     });
 }
 
 /** The same command in this process: its own module, without paying a process start again. */
-async function statusHere(...argv: string[]): Promise<Result> {
+async function statusHere(...argv: string[]): Promise<Finished> {
     let stdout = "";
     let stderr = "";
     const code = await statusCli(argv, { out: (t) => (stdout += t), err: (t) => (stderr += t) }, { KUBECONFIG: "/nonexistent" });
     return { code, stdout, stderr };
 }
 
-describe("the command against a fake API server", { concurrency: false }, () => {
+/**
+ * A healthy fake cluster, and the command run against it in a child process, started when this
+ * file loads (see support/background.ts). The tests after the healthy one change the cluster:
+ * they run once that run is over.
+ */
+const healthyRun = inBackground(async () => {
     const api = new FakeKubeApi();
+    await api.start();
+    const dir = stackDir();
+    const kubeconfig = path.join(dir, "kubeconfig.yaml");
+    fs.writeFileSync(kubeconfig, api.kubeconfig());
+    const { settings, secretKeys } = stackSettings(dir, "st");
+    const targets = statusTargets(settings, secretKeys, { controlPlane: { file: kubeconfig, text: "" }, planes: new Map() });
+    healthyCluster(api, targets);
+    const res = await status("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig);
+    return { api, dir, kubeconfig, targets, res };
+});
+
+describe("the command against a fake API server", { concurrency: false }, () => {
+    let api: FakeKubeApi;
     let dir: string;
     let kubeconfig: string;
     let targets: StatusTarget[];
 
     before(async () => {
-        await api.start();
-        dir = stackDir();
-        kubeconfig = path.join(dir, "kubeconfig.yaml");
-        fs.writeFileSync(kubeconfig, api.kubeconfig());
-        const { settings, secretKeys } = stackSettings(dir, "st");
-        targets = statusTargets(settings, secretKeys, { controlPlane: { file: kubeconfig, text: "" }, planes: new Map() });
-        healthyCluster(api, targets);
+        ({ api, dir, kubeconfig, targets } = await healthyRun);
     });
 
     after(async () => {
@@ -325,7 +323,7 @@ describe("the command against a fake API server", { concurrency: false }, () => 
     });
 
     test("healthy: every check ok, the EKS plane not checked, exit 0; only GETs and the access review", async () => {
-        const res = await status("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig);
+        const { res } = await healthyRun;
         assert.equal(res.code, 0, res.stdout + res.stderr);
         const lines = res.stdout.split("\n");
         assert.match(lines[0], /^status of stack st at \d{4}-\d\d-\d\dT/);

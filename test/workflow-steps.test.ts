@@ -5,12 +5,12 @@
  * would (shown on a small workflow of its own here: the real one takes minutes).
  */
 import * as assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { planWorkflow } from "../scripts/lib/workflow/plan";
+import { inBackground, runToEnd, type Finished } from "./support/background";
 
 const ROOT = path.resolve(__dirname, "..");
 const PULL_REQUEST = path.join(ROOT, ".github", "workflows", "pull-request.yml");
@@ -57,39 +57,39 @@ describe("pull-request.yml", () => {
     });
 });
 
-describe("scripts/run-workflow.ts", () => {
-    let repo: string;
-
-    function git(...args: string[]) {
-        const res = spawnSync("git", args, { cwd: repo, encoding: "utf8" });
-        assert.equal(res.status, 0, res.stderr);
-    }
-
-    /** Commits `workflow` in the fixture repository and runs the runner on it. */
-    function runWorkflow(workflow: string) {
-        fs.writeFileSync(path.join(repo, "w.yml"), workflow);
-        git("add", "w.yml");
-        git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "w");
-        return spawnSync(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts", "run-workflow.ts"), "w.yml"], {
-            cwd: repo,
-            encoding: "utf8",
-        });
-    }
-
-    before(() => {
-        repo = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-workflow-test-"));
-        git("init", "--quiet");
-        fs.writeFileSync(path.join(repo, ".gitignore"), "node_modules\n");
-        // For `--import tsx` here only: a clone, like a fresh GitHub runner, has none.
-        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(repo, "node_modules"), "dir");
-        git("add", ".gitignore");
-        git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "init");
+/**
+ * Runs scripts/run-workflow.ts on `workflow`, committed in a fixture repository of its own, in a
+ * child process started when this file loads (see support/background.ts).
+ */
+function workflowRun(workflow: string): Promise<Finished> {
+    return inBackground(async () => {
+        const repo = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-workflow-test-"));
+        const git = async (...args: string[]) => {
+            const res = await runToEnd("git", args, { cwd: repo });
+            assert.equal(res.code, 0, res.stderr);
+        };
+        try {
+            await git("init", "--quiet");
+            fs.writeFileSync(path.join(repo, ".gitignore"), "node_modules\n");
+            // For `--import tsx` here only: a clone, like a fresh GitHub runner, has none.
+            fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(repo, "node_modules"), "dir");
+            await git("add", ".gitignore");
+            await git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "init");
+            fs.writeFileSync(path.join(repo, "w.yml"), workflow);
+            await git("add", "w.yml");
+            await git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "w");
+            return await runToEnd(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts", "run-workflow.ts"), "w.yml"], {
+                cwd: repo,
+            });
+        } finally {
+            fs.rmSync(repo, { recursive: true, force: true });
+        }
     });
+}
 
-    after(() => fs.rmSync(repo, { recursive: true, force: true }));
-
-    it("runs the run: steps in order, with outputs, env, if: and skips it explains", () => {
-        const res = runWorkflow(`
+describe("scripts/run-workflow.ts", () => {
+    // Each run starts here, as the file loads; its test awaits it.
+    const stepsAndSkips = workflowRun(`
 on: pull_request
 jobs:
   a:
@@ -120,7 +120,9 @@ jobs:
     steps:
       - run: exit 1
 `);
-        assert.equal(res.status, 0, res.stdout + res.stderr);
+    it("runs the run: steps in order, with outputs, env, if: and skips it explains", async () => {
+        const res = await stepsAndSkips;
+        assert.equal(res.code, 0, res.stdout + res.stderr);
         assert.match(res.stdout, /a \/ uses: actions\/checkout@v7: done: the job's fresh clone\n/);
         assert.match(res.stdout, /a \/ reads the output and the base: passed/);
         assert.match(res.stdout, /a \/ run: test "\$FROM_ENV" = yes: passed/);
@@ -130,8 +132,7 @@ jobs:
         assert.match(res.stdout, /workflow steps: passed\n$/);
     });
 
-    it("fails, naming the step, where a fresh clone would: nothing installed", () => {
-        const res = runWorkflow(`
+    const nothingInstalled = workflowRun(`
 on: pull_request
 jobs:
   test:
@@ -141,13 +142,14 @@ jobs:
       - run: test -d node_modules
       - run: echo never
 `);
-        assert.equal(res.status, 1);
+    it("fails, naming the step, where a fresh clone would: nothing installed", async () => {
+        const res = await nothingInstalled;
+        assert.equal(res.code, 1);
         assert.match(res.stderr, /^workflow steps: test \/ run: test -d node_modules: failed with exit code 1\n$/);
         assert.doesNotMatch(res.stdout, /never/);
     });
 
-    it("stops on an expression it cannot evaluate rather than guess", () => {
-        const res = runWorkflow(`
+    const unknownExpression = workflowRun(`
 on: pull_request
 jobs:
   test:
@@ -157,7 +159,9 @@ jobs:
           WHO: \${{ github.actor }}
         run: echo "$WHO"
 `);
-        assert.equal(res.status, 2);
+    it("stops on an expression it cannot evaluate rather than guess", async () => {
+        const res = await unknownExpression;
+        assert.equal(res.code, 2);
         assert.match(res.stderr, /cannot evaluate "github\.actor" locally/);
     });
 });

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { runDev } from "../../scripts/lib/dev-stack";
+import { inBackground } from "../../test/support/background";
 import { UNKNOWN_FROM_ENGINE } from "./support/args";
 import { analyze, analyzerInfo, analyzeStack, servePack, type Served } from "./support/analyzer";
 import { EXPECTED_POLICIES } from "./support/expected";
@@ -13,11 +14,13 @@ import { fromRecordedWire } from "./support/recorded";
 /** How the SDK marks a secret on the wire (@pulumi/pulumi runtime/rpc specialSigKey, specialSecretSig). */
 const secret = (value: unknown) => ({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value });
 
+// The pack starts (a process loading the SDK) while the other test files load.
+const served = inBackground(servePack);
 let pack: Served;
 before(async () => {
-    pack = await servePack();
+    pack = await served;
 });
-after(() => pack.stop());
+after(async () => (await served).stop());
 
 describe("the served pack", () => {
     it("announces every policy with its enforcement level", async () => {
