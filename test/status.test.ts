@@ -306,6 +306,12 @@ const healthyRun = inBackground(async () => {
     const res = await status("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig);
     return { api, dir, kubeconfig, targets, res };
 });
+// At the top level, so that it runs even when a filter leaves the tests below out.
+after(async () => {
+    const { api, dir } = await healthyRun;
+    await api.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+});
 
 describe("the command against a fake API server", { concurrency: false }, () => {
     let api: FakeKubeApi;
@@ -315,11 +321,6 @@ describe("the command against a fake API server", { concurrency: false }, () => 
 
     before(async () => {
         ({ api, dir, kubeconfig, targets } = await healthyRun);
-    });
-
-    after(async () => {
-        await api.stop();
-        fs.rmSync(dir, { recursive: true, force: true });
     });
 
     test("healthy: every check ok, the EKS plane not checked, exit 0; only GETs and the access review", async () => {
