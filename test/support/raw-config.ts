@@ -25,12 +25,17 @@ export interface RawChanges {
 
 const DEV_FILE = path.resolve(__dirname, "..", "..", "Pulumi.dev.yaml");
 
+/** Pulumi.dev.yaml, parsed once: the fuzz test alone asks for it some thousand times. */
+let devFile: { config?: Json } | undefined;
+
 /**
  * The dev stack's config as readRawConfig hands it over (with the NGC key a user sets before
  * `pulumi up`), changed as asked. No Pulumi program runs.
  */
 export function devRaw(changes: RawChanges = {}): RawConfig {
-    const doc = parseYaml(fs.readFileSync(DEV_FILE, "utf8")) as { config?: Json };
+    devFile ??= parseYaml(fs.readFileSync(DEV_FILE, "utf8")) as { config?: Json };
+    // A copy: callers change what they get.
+    const doc = structuredClone(devFile);
     const values: Json = {};
     for (const key of STRUCTURED_KEYS) values[key] = doc.config?.[`${PROJECT}:${key}`];
     const changed = merge(values, { ...changes.values, ...(changes.controlPlane ? { controlPlane: changes.controlPlane } : {}) });
