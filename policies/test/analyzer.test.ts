@@ -3,8 +3,8 @@
 // their wire format). This also proves index.ts assembles the pack, without importing it.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { runDev } from "../../scripts/lib/dev-stack";
 import { inBackground } from "../../test/support/background";
+import { runDev } from "../../test/support/runs";
 import { UNKNOWN_FROM_ENGINE } from "./support/args";
 import { analyze, analyzerInfo, analyzeStack, servePack, type Served } from "./support/analyzer";
 import { EXPECTED_POLICIES } from "./support/expected";

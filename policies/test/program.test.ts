@@ -4,12 +4,14 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
-import { devConfig, PROJECT, runDev } from "../../scripts/lib/dev-stack";
-import { runProgram, type ProgramRun } from "../../scripts/lib/mock-engine";
+import { devConfig, PROJECT } from "../../scripts/lib/dev-stack";
+import type { ProgramRun } from "../../scripts/lib/mock-engine";
 import { stackConfig, withConfig, type StackConfig } from "../../scripts/lib/stack-config";
 import type { Violation } from "./support/args";
 import { runPack } from "./support/pack";
 import { fromRecorded } from "./support/recorded";
+import { runProgram } from "../../test/support/program-runs";
+import { runDev } from "../../test/support/runs";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const STACK_FILES = fs.readdirSync(ROOT).flatMap((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1] ?? []);

@@ -27,7 +27,8 @@ export function runDevExpectingError(controlPlane: StackConfig = {}, other: Stac
     return runProgramExpectingError(config, secretKeys);
 }
 
-function devWith(controlPlane: StackConfig, other: StackConfig) {
+/** The dev stack's config with `controlPlane` overrides and other project keys (prefixed when bare). */
+export function devWith(controlPlane: StackConfig = {}, other: StackConfig = {}) {
     const { config, secretKeys } = devConfig();
     const prefixed = Object.fromEntries(Object.entries(other).map(([k, v]) => [k.includes(":") ? k : `${PROJECT}:${k}`, v]));
     return { config: withConfig(config, { [`${PROJECT}:controlPlane`]: controlPlane, ...prefixed }), secretKeys };

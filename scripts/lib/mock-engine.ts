@@ -89,7 +89,7 @@ function execute(config: StackConfig, secretKeys: string[], stack: string, root:
  * order), so the top-level keys are sorted: `{ a, b }` and `{ b, a }` are one run. Values keep
  * their order, as the program sees it in each value's JSON.
  */
-function runKey(config: StackConfig, secretKeys: readonly string[], stack: string): string {
+export function runKey(config: StackConfig, secretKeys: readonly string[], stack: string): string {
     const sorted = Object.keys(config)
         .filter((k) => config[k] !== undefined)
         .sort()

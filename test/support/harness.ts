@@ -1,10 +1,12 @@
 /**
- * What the tests use to run the program: the mock engine (scripts/lib/mock-engine.ts) and the
- * dev stack's config, re-exported, plus helpers to pick releases out of a run.
+ * What the tests use to run the program: the mock engine (scripts/lib/mock-engine.ts), through
+ * program-runs.ts for runs expected to succeed, and the dev stack's config, re-exported, plus
+ * helpers to pick releases out of a run.
  */
 import type { ProgramRun, RecordedResource } from "../../scripts/lib/mock-engine";
 
-export { runProgram, runProgramExpectingError, type ProgramRun, type RecordedResource } from "../../scripts/lib/mock-engine";
+export { runProgramExpectingError, type ProgramRun, type RecordedResource } from "../../scripts/lib/mock-engine";
+export { runProgram } from "./program-runs";
 export { devConfig, PROJECT } from "../../scripts/lib/dev-stack";
 export { isSecretAt } from "../../scripts/lib/secret-envelope";
 export { stackConfig, withConfig, type StackConfig } from "../../scripts/lib/stack-config";

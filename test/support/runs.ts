@@ -1,2 +1,11 @@
-// The dev stack runs now live with the mock engine; kept here for the tests that import them.
-export { runDev, runDevExpectingError } from "../../scripts/lib/dev-stack";
+import { devWith, runDevExpectingError } from "../../scripts/lib/dev-stack";
+import type { StackConfig } from "../../scripts/lib/stack-config";
+import { runProgram } from "./program-runs";
+
+export { runDevExpectingError };
+
+/** The dev stack with `controlPlane` overrides (and other project keys), run as program-runs.ts runs it. */
+export function runDev(controlPlane: StackConfig = {}, other: StackConfig = {}) {
+    const { config, secretKeys } = devWith(controlPlane, other);
+    return runProgram(config, secretKeys);
+}
