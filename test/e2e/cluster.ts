@@ -8,46 +8,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import * as k8s from "@kubernetes/client-node";
 
-/**
- * The real tools the suite needs, as scripts/e2e/build-tools.sh leaves them: from the E2E_*
- * environment variables, else from ~/.cache/nvcf-e2e/env.sh (or $NVCF_E2E_CACHE/env.sh).
- */
-export interface Tools {
-    readonly bin: string;
-    readonly etcd: string;
-    readonly kubeApiserver: string;
-    readonly pulumi: string;
-    readonly kubernetesProvider: string;
-    /** The Node.js language host the CLI runs index.ts with (built from a pulumi/pulumi checkout). */
-    readonly languageHost: string;
-}
-
-export function findTools(): { tools?: Tools; missing: string } {
-    const fromFile: Record<string, string> = {};
-    const envFile = path.join(process.env.NVCF_E2E_CACHE ?? path.join(os.homedir(), ".cache", "nvcf-e2e"), "env.sh");
-    if (fs.existsSync(envFile)) {
-        for (const m of fs.readFileSync(envFile, "utf8").matchAll(/^export (E2E_[A-Z_]+|NVCF_E2E_BIN)='([^']*)'/gm)) fromFile[m[1]] = m[2];
-    }
-    const get = (key: string) => process.env[key] ?? fromFile[key];
-    const wanted = {
-        bin: get("NVCF_E2E_BIN"),
-        etcd: get("E2E_ETCD"),
-        kubeApiserver: get("E2E_KUBE_APISERVER"),
-        pulumi: get("E2E_PULUMI"),
-        kubernetesProvider: get("E2E_PULUMI_RESOURCE_KUBERNETES"),
-        languageHost: get("E2E_PULUMI_LANGUAGE_NODEJS"),
-    };
-    // With a real cluster (E2E_KUBECONFIG) etcd and kube-apiserver are not needed.
-    const needed = process.env.E2E_KUBECONFIG
-        ? (["bin", "pulumi", "kubernetesProvider", "languageHost"] as const)
-        : (Object.keys(wanted) as (keyof Tools)[]);
-    const missing = needed.filter((k) => !wanted[k] || !fs.existsSync(wanted[k]!));
-    if (missing.length > 0) {
-        const hint = missing.includes("languageHost") ? "; the language host needs PULUMI_SOURCE, see the script" : "";
-        return { missing: `missing ${missing.join(", ")} (looked in the environment and ${envFile}${hint})` };
-    }
-    return { tools: wanted as Tools, missing: "" };
-}
+// In a module of its own, which npm run test:e2e reads before anything loads the Kubernetes client.
+export { findTools, type Tools } from "./tools";
+import type { Tools } from "./tools";
 
 export function freePort(): Promise<number> {
     return new Promise((resolve, reject) => {
