@@ -28,7 +28,9 @@ async function run(extra: Record<string, unknown> = {}, cp: Record<string, unkno
 
 const byType = (r: ProgramRun, type: string) => r.resources.filter((x) => x.type === type);
 
-describe("EKS clusters by name", () => {
+// The tests of a suite start together: their program runs go to the two children of
+// test/support/program-runs.ts at once, and they read nothing another test changes.
+describe("EKS clusters by name", { concurrency: true }, () => {
     test("the control plane's provider: endpoint and CA from the lookup, an aws eks get-token exec credential, a stable identifier", async () => {
         const r = await run();
         const provider = r.resources.find((x) => x.type === "pulumi:providers:kubernetes" && x.name === "control-plane")!;
@@ -85,7 +87,7 @@ describe("EKS clusters by name", () => {
     });
 });
 
-describe("ECR as the mirror", () => {
+describe("ECR as the mirror", { concurrency: true }, () => {
     const ecrImages = {
         global: { image: { registry: ECR, repository: "nvcf" }, helm: { sources: { registry: ECR, repository: "nvcf-charts" } } },
     };
@@ -106,7 +108,7 @@ describe("ECR as the mirror", () => {
     });
 });
 
-describe("Route 53 records for the route hostnames", () => {
+describe("Route 53 records for the route hostnames", { concurrency: true }, () => {
     test("every hostname, the wildcard and nats., pointing at the Gateway's load-balancer address", async () => {
         const r = await run({ "nvcf-self-managed:dns": { route53: { zoneId: "Z0123456789ABCDEFGHIJ", region: "us-west-2" } } });
         const gateway = r.resources.find((x) => x.type === "kubernetes:gateway.networking.k8s.io/v1:Gateway")!;

@@ -26,7 +26,9 @@ before(async () => {
     dev = await runDev();
 });
 
-describe("optional releases follow their conditions", () => {
+// The tests of a suite start together: their program runs go to the two children of
+// test/support/program-runs.ts at once, and they read nothing another test changes.
+describe("optional releases follow their conditions", { concurrency: true }, () => {
     test("observability.profile disabled drops the monitoring stack and the function autoscaler", async () => {
         const run = await runDev({ observability: { profile: "disabled" } });
         const gone = [
@@ -153,7 +155,7 @@ describe("optional releases follow their conditions", () => {
     });
 });
 
-describe("NATS worker auth", () => {
+describe("NATS worker auth", { concurrency: true }, () => {
     test("token mode changes exactly three releases: nats, api, nats-auth-callout-service", async () => {
         const run = await runDev({ nats: { workerAuth: "token" } });
         assert.deepEqual(changedReleases(dev, run), ["api", "nats", "nats-auth-callout-service"]);
@@ -183,7 +185,7 @@ describe("NATS worker auth", () => {
     });
 });
 
-describe("pod annotations reach exactly the chart key the 1.1.0 document lists", () => {
+describe("pod annotations reach exactly the chart key the 1.1.0 document lists", { concurrency: true }, () => {
     const cases: [string, string, string, string[]][] = [
         ["api", "api", "api", ["podAnnotations"]],
         ["nvctApi", "nvct-api", "nvctApi", ["podAnnotations"]],
@@ -214,7 +216,7 @@ describe("pod annotations reach exactly the chart key the 1.1.0 document lists",
     });
 });
 
-describe("per-release overrides", () => {
+describe("per-release overrides", { concurrency: true }, () => {
     test("a version pin is a spot upgrade of that one release", async () => {
         const run = await runDev({}, { releases: { api: { version: "1.25.2" } } });
         assert.equal(release(run, "api").inputs.version, "1.25.2");
@@ -234,7 +236,7 @@ describe("per-release overrides", () => {
     });
 });
 
-describe("registries, chart sources and cluster access", () => {
+describe("registries, chart sources and cluster access", { concurrency: true }, () => {
     test("a mirror pulled with node identity: no pull secrets, no imagePullSecrets, no chart credentials", async () => {
         const run = await runDev(
             {

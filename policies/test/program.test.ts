@@ -27,7 +27,9 @@ const show = (violations: Violation[]) =>
         1,
     );
 
-describe("the pack on the program's stacks", () => {
+// The tests of a suite start together: their program runs go to the two children of
+// test/support/program-runs.ts at once, and they read nothing another test changes.
+describe("the pack on the program's stacks", { concurrency: true }, () => {
     it("finds the repository's stack files", () => {
         assert.ok(STACK_FILES.includes("dev"), `stack files: ${STACK_FILES.join(", ")}`);
     });
@@ -72,7 +74,7 @@ describe("the pack on the program's stacks", () => {
     });
 });
 
-describe("the pack on the program's compute planes", () => {
+describe("the pack on the program's compute planes", { concurrency: true }, () => {
     // The shapes of test/compute-plane.test.ts: gpu-a on the control plane's cluster, gpu-b on its own.
     const KUBECONFIG_B = "apiVersion: v1\nkind: Config\nclusters: []\n";
     const planes = (gpuB: StackConfig = {}) => [
@@ -141,7 +143,7 @@ describe("the pack on the program's compute planes", () => {
     });
 });
 
-describe("the pack on deliberately broken settings (releases overrides bypass the config checks)", () => {
+describe("the pack on deliberately broken settings (releases overrides bypass the config checks)", { concurrency: true }, () => {
     const broken = async (releases: StackConfig, controlPlane: StackConfig = {}) => packOn(await runDev(controlPlane, { releases }));
 
     it("the chart default Cassandra password", async () => {

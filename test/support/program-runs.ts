@@ -23,67 +23,84 @@ import type { StackConfig } from "../../scripts/lib/stack-config";
 /** What the child answers: the run, or the message of what the program threw. */
 export type Answer = { id: number; run: ProgramRun } | { id: number; error: { name: string; message: string } };
 
-let child: ChildProcess | undefined;
-let nextId = 0;
-const pending = new Map<number, { resolve: (run: ProgramRun) => void; reject: (error: Error) => void }>();
-/** Runs by their inputs, as the mock engine keeps them: callers treat a run as read-only. */
-const runs = new Map<string, Promise<ProgramRun>>();
+/** How many children run programs: two, for the suites whose tests run concurrently on 2 cores. */
+const CHILDREN = 2;
 
-function startChild(): ChildProcess {
-    const started = fork(path.join(__dirname, "program-runs-child.ts"), [], {
-        // A young generation of 64 MB: a run makes much short-lived garbage, and collects less
-        // often so (about a fifth less CPU per run, measured on the dev stack).
-        execArgv: ["--max-semi-space-size=64", "--import", "tsx"],
-        serialization: "advanced",
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-    });
-    started.on("message", (answer: Answer) => {
-        const waiting = pending.get(answer.id);
-        pending.delete(answer.id);
-        if (pending.size === 0) started.channel?.unref();
-        if ("run" in answer) waiting?.resolve(answer.run);
-        else waiting?.reject(Object.assign(new Error(answer.error.message), { name: answer.error.name }));
-    });
-    started.on("exit", (code, signal) => {
-        child = undefined;
-        for (const { reject } of pending.values()) reject(new Error(`the program-run process ended (${signal ?? code}) before answering`));
-        pending.clear();
-    });
-    // Never what keeps the test process alive; gone with it.
-    started.unref();
-    started.channel?.unref();
-    process.on("exit", () => started.kill());
-    return started;
+/** One child process and the requests it has not answered yet. */
+class Runner {
+    private readonly child: ChildProcess;
+    private readonly pending = new Map<number, { resolve: (run: ProgramRun) => void; reject: (error: Error) => void }>();
+    private nextId = 0;
+
+    constructor() {
+        this.child = fork(path.join(__dirname, "program-runs-child.ts"), [], {
+            // A young generation of 64 MB: a run makes much short-lived garbage, and collects less
+            // often so (about a fifth less CPU per run, measured on the dev stack).
+            execArgv: ["--max-semi-space-size=64", "--import", "tsx"],
+            serialization: "advanced",
+            stdio: ["ignore", "inherit", "inherit", "ipc"],
+        });
+        this.child.on("message", (answer: Answer) => {
+            const waiting = this.pending.get(answer.id);
+            this.pending.delete(answer.id);
+            if (this.pending.size === 0) this.child.channel?.unref();
+            if ("run" in answer) waiting?.resolve(answer.run);
+            else waiting?.reject(Object.assign(new Error(answer.error.message), { name: answer.error.name }));
+        });
+        this.child.on("exit", (code, signal) => {
+            for (const { reject } of this.pending.values()) {
+                reject(new Error(`the program-run process ended (${signal ?? code}) before answering`));
+            }
+            this.pending.clear();
+        });
+        // Never what keeps the test process alive; gone with it.
+        this.child.unref();
+        this.child.channel?.unref();
+        process.on("exit", () => this.child.kill());
+    }
+
+    get waiting(): number {
+        return this.pending.size;
+    }
+
+    run(config: StackConfig, secretKeys: string[], stack: string): Promise<ProgramRun> {
+        return new Promise((resolve, reject) => {
+            if (!this.child.connected) return reject(new Error("the program-run process has ended"));
+            const id = ++this.nextId;
+            this.pending.set(id, { resolve, reject });
+            this.child.channel?.ref();
+            this.child.send({ id, config, secretKeys, stack });
+        });
+    }
+
+    /** Ends the child and waits for it, so that its CPU time counts in the suite's. */
+    async end(): Promise<void> {
+        if (!this.child.connected) return;
+        const exited = new Promise((resolve) => this.child.once("exit", resolve));
+        this.child.disconnect();
+        await exited;
+    }
 }
 
-// Started when the tests load: the child loads the SDKs and the program while they do.
-child = startChild();
-// Once every test is done, the child ends (and is waited for, so that its CPU time counts in the suite's).
-after(async () => {
-    const ending = child;
-    if (!ending?.connected) return;
-    const exited = new Promise((resolve) => ending.once("exit", resolve));
-    ending.disconnect();
-    await exited;
-});
+// Started when the tests load: the children load the SDKs and the program while the tests do.
+const runners = Array.from({ length: CHILDREN }, () => new Runner());
+after(() => Promise.all(runners.map((r) => r.end())).then(() => undefined));
+
+/** Runs by their inputs, as the mock engine keeps them: callers treat a run as read-only. */
+const runs = new Map<string, Promise<ProgramRun>>();
 
 /**
  * Runs the program in `root` (this repository's by default) under the mocks and records every
  * registration, as scripts/lib/mock-engine.ts's runProgram does; this repository's program runs
- * in the child. Rejects with the program's message when it throws.
+ * in the child with the fewest requests waiting. Rejects with the program's message when it throws.
  */
 export function runProgram(config: StackConfig, secretKeys: string[] = [], stack = "test", root: string = REPO_ROOT): Promise<ProgramRun> {
     if (path.resolve(root) !== REPO_ROOT) return runHere(config, secretKeys, stack, root);
     const key = runKey(config, secretKeys, stack);
     const cached = runs.get(key);
     if (cached) return cached;
-    const run = new Promise<ProgramRun>((resolve, reject) => {
-        child ??= startChild();
-        const id = ++nextId;
-        pending.set(id, { resolve, reject });
-        child.channel?.ref();
-        child.send({ id, config, secretKeys, stack });
-    });
+    const runner = runners.reduce((a, b) => (b.waiting < a.waiting ? b : a));
+    const run = runner.run(config, secretKeys, stack);
     runs.set(key, run);
     return run;
 }
