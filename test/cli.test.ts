@@ -55,31 +55,14 @@ function withoutNpmWarnings(stderr: string): string {
         .join("\n");
 }
 
-// The real commands, one run each (npm test: one run of each script is enough to prove it).
-const renderToHead = inBackground(() => sh("npm run --silent render -- --stack dev | head -1"));
-// npm turns `--stack dev` into a flag and passes `dev` on, and keeps `--dir=.` with its value.
-const renderWithoutDashes = inBackground(() => sh("npm run --silent render --stack dev --dir=."));
-const planDiffOfNoChange = inBackground(() =>
-    // plan-diff needs a repository with history; a clone keeps this one's untouched.
-    inTempDir("nvcf-cli-test-", async (tmp) => {
-        const repo = path.join(tmp, "repo");
-        const clone = await sh(`git clone --quiet ${ROOT} ${repo}`, {}, tmp);
-        assert.equal(clone.code, 0, clone.stderr);
-        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(repo, "node_modules"), "dir");
-        fs.appendFileSync(path.join(repo, "Pulumi.dev.yaml"), "# a comment changes nothing\n");
-        const head = (await sh("git rev-parse HEAD", {}, repo)).stdout.trim();
-        return { head, ...(await sh(`npm run --silent plan-diff -- --stack dev --base ${head} --dir ${repo}`)) };
-    }),
-);
-const benchUsageError = inBackground(() => sh("npm run --silent bench -- --runs 3"));
 // No end-to-end tools anywhere: an empty cache directory and no E2E_* variables.
 const unsetE2eTools =
     "unset E2E_ETCD E2E_KUBE_APISERVER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
 const e2eWithoutTools = (commandLine: string) =>
     inBackground(() => inTempDir("nvcf-e2e-cache-", (cache) => sh(`${unsetE2eTools}${commandLine}`, { NVCF_E2E_CACHE: cache })));
-const e2eMissing = e2eWithoutTools("npm run --silent test:e2e");
-const e2eSkipped = e2eWithoutTools("NVCF_E2E_SKIP_MISSING=1 npm run --silent test:e2e");
 
+// The real commands run once each (one run of a script is enough to prove it), started in the
+// order their tests come, as this file loads; each test awaits its run.
 describe("the command lines", () => {
     let tmp: string;
 
@@ -110,6 +93,8 @@ describe("the command lines", () => {
     });
 
     describe("a forgotten -- gets the command line that works", () => {
+        // npm turns `--stack dev` into a flag and passes `dev` on, and keeps `--dir=.` with its value.
+        const renderWithoutDashes = inBackground(() => sh("npm run --silent render --stack dev --dir=."));
         it("render: npm took --stack and --dir", async () => {
             const res = await renderWithoutDashes;
             assert.equal(res.code, 2);
@@ -144,6 +129,7 @@ describe("the command lines", () => {
             assert.ok(!io.stderr.includes("npm took"), io.stderr);
         });
 
+        const benchUsageError = inBackground(() => sh("npm run --silent bench -- --runs 3"));
         it("bench: a usage error exits 2", async () => {
             const res = await benchUsageError;
             assert.equal(res.code, 2);
@@ -168,6 +154,18 @@ describe("the command lines", () => {
             assert.ok(io.stderr.startsWith("Invalid stack configuration:\n  - nvcf-self-managed:ngcApiKey: is required"), io.stderr);
         });
 
+        const planDiffOfNoChange = inBackground(() =>
+            // plan-diff needs a repository with history; a clone keeps this one's untouched.
+            inTempDir("nvcf-cli-test-", async (tmp) => {
+                const repo = path.join(tmp, "repo");
+                const clone = await sh(`git clone --quiet ${ROOT} ${repo}`, {}, tmp);
+                assert.equal(clone.code, 0, clone.stderr);
+                fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(repo, "node_modules"), "dir");
+                fs.appendFileSync(path.join(repo, "Pulumi.dev.yaml"), "# a comment changes nothing\n");
+                const head = (await sh("git rev-parse HEAD", {}, repo)).stdout.trim();
+                return { head, ...(await sh(`npm run --silent plan-diff -- --stack dev --base ${head} --dir ${repo}`)) };
+            }),
+        );
         it("plan-diff assumes it on both sides; exit 0 for no change", async () => {
             // Exit 1 for a change is plan-diff.test.ts's (in-process): each run here renders twice.
             const res = await planDiffOfNoChange;
@@ -198,6 +196,7 @@ describe("the command lines", () => {
     });
 
     describe("a reader that stops early", () => {
+        const renderToHead = inBackground(() => sh("npm run --silent render -- --stack dev | head -1"));
         it("render | head -1: exit 0, no EPIPE stack trace", async () => {
             const res = await renderToHead;
             assert.equal(res.code, 0, res.stderr);
@@ -217,6 +216,7 @@ describe("the command lines", () => {
     });
 
     describe("npm run test:e2e without its tools", () => {
+        const e2eMissing = e2eWithoutTools("npm run --silent test:e2e");
         it("fails, naming what is missing and how to build it", async () => {
             const res = await e2eMissing;
             assert.equal(res.code, 1);
@@ -228,6 +228,7 @@ describe("the command lines", () => {
             assert.match(res.stderr, /scripts\/e2e\/build-tools\.sh/);
         });
 
+        const e2eSkipped = e2eWithoutTools("NVCF_E2E_SKIP_MISSING=1 npm run --silent test:e2e");
         it("skips, and says so, when NVCF_E2E_SKIP_MISSING=1 asks", async () => {
             const res = await e2eSkipped;
             assert.equal(res.code, 0, res.stderr);
