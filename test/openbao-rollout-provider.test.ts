@@ -4,7 +4,7 @@ import type { JwtBaseline } from "../components/openbao/jwt-mounts";
 import { JwtBaselineProvider, type JwtBaselineInputs } from "../components/providers/openbao-jwt-baseline";
 import { OpenBaoRolloutProvider, type OpenBaoRolloutInputs, type OpenBaoRolloutOutputs } from "../components/providers/openbao-rollout";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";
-import { jwtMount } from "./support/fake-openbao-members";
+import { INSTALLED_JWT_MOUNT, jwtMount } from "./support/fake-openbao-members";
 
 // The dynamic providers around the rollout and the JWT baseline: what preview (diff), up
 // (create/update) and refresh (read) do, against the in-process cluster.
@@ -117,18 +117,11 @@ describe("the OpenBaoRollout resource", () => {
     test("with the JWT plugin lifecycle: the mounts are checked against the baseline after the rollout", async () => {
         const cluster = new FakeOpenBaoCluster();
         const { p, said } = await rollout(cluster);
+        const I = INSTALLED_JWT_MOUNT;
         const baseline: JwtBaseline = {
             capturedAt: "2026-12-01T00:00:00.000Z",
             newInstall: false,
-            mounts: [
-                {
-                    path: "services/nvcf-api/jwt/",
-                    uuid: "uuid-nvcf-api",
-                    pluginVersion: "v1.3.7",
-                    runningVersion: "v1.3.7",
-                    runningSha256: "a".repeat(64),
-                },
-            ],
+            mounts: [{ path: I.path, uuid: I.uuid, pluginVersion: I.version, runningVersion: I.version, runningSha256: I.sha256 }],
         };
         cluster.setTemplate("openbao-server-rev2");
         const { outs } = await p.create(inputs({ jwtPluginLifecycle: { mode: "bridge", baseline } }));

@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import { openBaoMembers, type TokenSource } from "../components/openbao/access";
 import { memberRevisions, rollOut, type RolloutOptions } from "../components/openbao/rollout";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";
+import { RUNBOOK_EVENTS } from "./support/fake-openbao-members";
 
 // The rollout against an in-process API server that plays the StatefulSet controller and the
 // kubelet, with OpenBao's members behind the pod proxy (test/support/fake-openbao-*.ts).
@@ -28,16 +29,7 @@ describe("the rollout of OpenBao's OnDelete StatefulSet", () => {
         const lines: string[] = [];
         const report = await rollOut(cluster, members, TARGET, { ...FAST, log: (l) => lines.push(l) });
         assert.deepEqual(cluster.deleted, pods(2, 1, 0));
-        assert.deepEqual(bao.events, [
-            "restart openbao-server-2",
-            "unsealed openbao-server-2",
-            "restart openbao-server-1",
-            "unsealed openbao-server-1",
-            "step-down openbao-server-0",
-            "leader openbao-server-1",
-            "restart openbao-server-0",
-            "unsealed openbao-server-0",
-        ]);
+        assert.deepEqual(bao.events, RUNBOOK_EVENTS);
         assert.deepEqual(report.replaced, pods(2, 1, 0));
         assert.deepEqual(report.steppedDown, ["openbao-server-0"]);
         assert.equal(report.revision, "openbao-server-rev2");

@@ -39,22 +39,29 @@ export interface MemberRevisions {
     readonly replicas: number;
     readonly updatedReplicas: number;
     readonly updateStrategy: string;
+    /** The controller has taken in the current template (until then, `revision` may be the previous one's). */
+    readonly settled: boolean;
     /** Members whose pod was made from another revision, by name. */
     readonly stale: string[];
 }
 
 type Look<T> = { readonly ok: T } | { readonly notYet: string };
 
-/** The StatefulSet's members and their revisions; undefined when there is no StatefulSet. */
-export async function memberRevisions(kube: Kube, target: RolloutTarget): Promise<MemberRevisions | undefined> {
-    const sts = await readStatefulSet(kube, target.namespace, target.statefulSet);
-    if (!sts) return undefined;
+/**
+ * The StatefulSet's members and their revisions; undefined when there is no StatefulSet. With
+ * `settle`, it first waits (as the rollout does) for the controller to take in the template.
+ */
+export async function memberRevisions(kube: Kube, target: RolloutTarget, settle?: RolloutOptions): Promise<MemberRevisions | undefined> {
+    const found = await readStatefulSet(kube, target.namespace, target.statefulSet);
+    if (!found) return undefined;
+    const sts = settle && found.updateStrategy === "OnDelete" ? await settled(kube, target, settle) : found;
     const pods = await readMemberPods(kube, sts);
     return {
         ...(sts.updateRevision ? { revision: sts.updateRevision } : {}),
         replicas: sts.replicas,
         updatedReplicas: sts.updatedReplicas,
         updateStrategy: sts.updateStrategy,
+        settled: sts.observedGeneration >= sts.generation,
         stale: sts.updateRevision ? stalePods(sts, pods).map((p) => p.name) : [],
     };
 }

@@ -94,7 +94,8 @@ export class OpenBaoRolloutProvider implements pulumi.dynamic.ResourceProvider<O
             const revisions = await memberRevisions(kube, target(news));
             if (!revisions || revisions.updateStrategy !== "OnDelete") return { changes: false };
             if (revisions.stale.length > 0 && !news.enabled) this.say(offMessage(news, "stale", revisions.stale, revisions.revision));
-            return { changes: revisions.stale.length > 0 };
+            // A template the controller has not taken in yet may be a new revision.
+            return { changes: revisions.stale.length > 0 || !revisions.settled };
         } catch (err) {
             // up reports it with the fix; the plan shows that it will try.
             this.say(`${news.statefulSet}: could not look at its members (${err instanceof Error ? err.message : String(err)})`);
@@ -134,16 +135,16 @@ export class OpenBaoRolloutProvider implements pulumi.dynamic.ResourceProvider<O
         const kube = await this.kube(inputs);
         const members = openBaoMembers(kube, inputs, tokenSourceOf(inputs, this.token));
         const where = target(inputs);
+        const timing = { memberTimeoutMs: inputs.memberTimeoutSeconds * 1000, pollMs: this.options.pollMs ?? inputs.pollSeconds * 1000 };
         if (!inputs.enabled) {
-            const revisions = await memberRevisions(kube, where);
+            const revisions = await memberRevisions(kube, where, timing);
             const stale = revisions?.stale ?? [];
             if (stale.length > 0) this.say(offMessage(inputs, "stale", stale, revisions?.revision));
             const jwtMounts = stale.length === 0 ? await this.checkMounts(kube, members, inputs) : undefined;
             return outputs(inputs, { revision: revisions?.revision, stale, replaced: [], jwtMounts });
         }
         const report = await rollOut(kube, members, where, {
-            memberTimeoutMs: inputs.memberTimeoutSeconds * 1000,
-            pollMs: this.options.pollMs ?? inputs.pollSeconds * 1000,
+            ...timing,
             log: (line) => this.say(`${inputs.statefulSet} rollout: ${line}`),
         });
         if (report.nothingToDo) this.say(`${inputs.statefulSet} rollout: nothing to replace (${report.nothingToDo})`);

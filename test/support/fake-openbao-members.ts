@@ -1,3 +1,5 @@
+import * as http from "node:http";
+
 /**
  * OpenBao's members as its HTTP API documents them, for exactly the endpoints the rollout and the
  * JWT checks call: `sys/health` (its query codes, no cluster ID while sealed), `sys/leader`
@@ -30,6 +32,29 @@ export interface FakeMount {
     readonly running_sha256: string;
 }
 
+/** The JWT mount the fake starts with (migration 09's), on the plugin version the bridge retains. */
+export const INSTALLED_JWT_MOUNT = {
+    path: "services/nvcf-api/jwt/",
+    uuid: "uuid-nvcf-api",
+    version: "v1.3.7",
+    sha256: "a".repeat(64),
+} as const;
+
+/**
+ * What three members led by openbao-server-0 see of a rollout in the runbook's order: each standby
+ * back (unsealed) before the next goes, the leader's step-down before its own replacement.
+ */
+export const RUNBOOK_EVENTS = [
+    "restart openbao-server-2",
+    "unsealed openbao-server-2",
+    "restart openbao-server-1",
+    "unsealed openbao-server-1",
+    "step-down openbao-server-0",
+    "leader openbao-server-1",
+    "restart openbao-server-0",
+    "unsealed openbao-server-0",
+] as const;
+
 export class FakeOpenBaoMembers {
     readonly rootToken = "root-token";
     readonly clusterId = "c0ffee00-0000-4000-8000-000000000001";
@@ -47,7 +72,7 @@ export class FakeOpenBaoMembers {
     electsOnStepDown = true;
     readonly mounts: Record<string, FakeMount | { type: string }> = {
         "cubbyhole/": { type: "cubbyhole" },
-        "services/nvcf-api/jwt/": jwtMount("v1.3.7", "a".repeat(64), "uuid-nvcf-api"),
+        [INSTALLED_JWT_MOUNT.path]: jwtMount(INSTALLED_JWT_MOUNT.version, INSTALLED_JWT_MOUNT.sha256, INSTALLED_JWT_MOUNT.uuid),
     };
     readonly catalog: { name: string; type: string; version: string; sha256: string; builtin: boolean }[] = [
         { name: "vault-plugin-secrets-jwt", type: "secret", version: "v1.3.7", sha256: "a".repeat(64), builtin: false },
@@ -206,4 +231,27 @@ export class FakeOpenBaoMembers {
 /** A JWT plugin mount as `sys/mounts` lists it. */
 export function jwtMount(version: string, sha256: string, uuid: string, pinned = version): FakeMount {
     return { type: "vault-plugin-secrets-jwt", uuid, plugin_version: pinned, running_plugin_version: version, running_sha256: sha256 };
+}
+
+/**
+ * The members behind the real API server's pod proxy, on one address (the pods' IP in the
+ * test): the API server names the pod it proxies for in `X-Forwarded-Uri`
+ * (`/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/...`), which stands in for each pod's own IP.
+ */
+export async function listenBehindPodProxy(members: FakeOpenBaoMembers, host: string, port: number): Promise<http.Server> {
+    const server = http.createServer((req, res) => {
+        req.resume();
+        req.on("end", () => {
+            const forwarded = String(req.headers["x-forwarded-uri"] ?? "");
+            const pod = /\/pods\/(?:https?:)?([a-z0-9-]+)(?::\d+)?\/proxy\//.exec(forwarded)?.[1] ?? "";
+            const answer = members.handle(pod, req.method ?? "GET", req.url ?? "/", req.headers["x-vault-token"] as string | undefined);
+            res.writeHead(answer.status, { "Content-Type": "application/json" });
+            res.end(answer.body === undefined ? "" : JSON.stringify(answer.body));
+        });
+    });
+    await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => resolve());
+    });
+    return server;
 }
