@@ -91,6 +91,7 @@ function controlPlaneProblems(cp: ControlPlaneConfig): Problem[] {
     return [
         ...placeholderProblems(cp),
         ...natsProblems(cp),
+        ...openbaoProblems(cp),
         ...adminIssuerProxyProblems(cp),
         ...gatewayProblems(cp),
         ...observabilityProblems(cp),
@@ -150,6 +151,20 @@ function natsProblems(cp: ControlPlaneConfig): Problem[] {
         });
     }
     return problems;
+}
+
+/** The JWT plugin lifecycle is a mode of the openbao-server release: without it there is nothing to switch. */
+function openbaoProblems(cp: ControlPlaneConfig): Problem[] {
+    const mode = cp.openbao.jwtPluginLifecycle.mode;
+    if (mode === undefined || cp.openbao.enabled) return [];
+    return [
+        {
+            path: "openbao.jwtPluginLifecycle.mode",
+            message: "the JWT plugin lifecycle is OpenBao's, and openbao.enabled is false",
+            given: mode,
+            allowed: "unset while openbao.enabled is false",
+        },
+    ];
 }
 
 function adminIssuerProxyProblems(cp: ControlPlaneConfig): Problem[] {

@@ -339,6 +339,8 @@ export const controlPlaneSchema = z.strictObject({
             ha: section({ disruptionBudget: pdbWith({ maxUnavailable: 1 }) }),
             annotations: podAnnotations,
         }),
+        /** The JWT secrets plugin's upgrade path (1.0.4 upgrade): `bridge` keeps the old plugin beside the new one, then `versioned`. Unset: the chart's default. */
+        jwtPluginLifecycle: section({ mode: z.enum(["bridge", "versioned"]).optional() }),
     }),
 
     addons: section({

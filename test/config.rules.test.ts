@@ -26,6 +26,7 @@ describe("parseSettings on a good config", () => {
             "registry",
             "computePlanes",
             "openbaoAccess",
+            "openbaoRollout",
             "dns",
             "checks",
             "computePlaneKubeconfigNames",
@@ -59,6 +60,7 @@ describe("each key by its schema: every problem of the parse at once", () => {
             "registry",
             "computePlanes",
             "openbaoAccess",
+            "openbaoRollout",
             "dns",
             "checks",
             "ngcApiKey",
@@ -371,6 +373,42 @@ describe("cross-key rules of the control plane", () => {
             },
         ]);
         parse(devRaw({ controlPlane: { nats: { enabled: false }, openbao: { enabled: false } } }));
+    });
+
+    test("the OpenBao JWT plugin lifecycle: bridge or versioned, and only with OpenBao on", () => {
+        for (const mode of ["bridge", "versioned"]) {
+            const settings = parse(devRaw({ controlPlane: { openbao: { jwtPluginLifecycle: { mode } } } }));
+            assert.equal(settings.controlPlane.openbao.jwtPluginLifecycle.mode, mode);
+        }
+        assert.equal(parse(devRaw()).controlPlane.openbao.jwtPluginLifecycle.mode, undefined, "unset by default");
+        assertProblems(devRaw({ controlPlane: { openbao: { jwtPluginLifecycle: { mode: "latest" } } } }), [
+            {
+                key: `${CP}.openbao.jwtPluginLifecycle.mode`,
+                message: 'Invalid option: expected one of "bridge"|"versioned"',
+                given: "latest",
+            },
+        ]);
+        assertProblems(
+            devRaw({ controlPlane: { nats: { enabled: false }, openbao: { enabled: false, jwtPluginLifecycle: { mode: "bridge" } } } }),
+            [
+                {
+                    key: `${CP}.openbao.jwtPluginLifecycle.mode`,
+                    message: "the JWT plugin lifecycle is OpenBao's, and openbao.enabled is false",
+                    given: "bridge",
+                    allowed: "unset while openbao.enabled is false",
+                },
+            ],
+        );
+    });
+
+    test("openbaoRollout: on by default, its timeouts bounded", () => {
+        assert.deepEqual(parse(devRaw()).openbaoRollout, { enabled: true, memberTimeoutSeconds: 600, pollSeconds: 5 });
+        const off = parse(devRaw({ values: { openbaoRollout: { enabled: false } } }));
+        assert.equal(off.openbaoRollout.enabled, false);
+        assertProblems(devRaw({ values: { openbaoRollout: { memberTimeoutSeconds: 5, pollSeconds: 0 } } }), [
+            { key: `${P}:openbaoRollout.memberTimeoutSeconds`, message: "Too small: expected number to be >=10", given: 5 },
+            { key: `${P}:openbaoRollout.pollSeconds`, message: "Too small: expected number to be >=1", given: 0 },
+        ]);
     });
 
     test("adminIssuerProxy.enabled false combined with adminIssuerProxy.gateway.enabled false", () => {

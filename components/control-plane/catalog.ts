@@ -59,6 +59,8 @@ export interface HealthCheck {
 /** openbao-server as the program reaches it: its first Raft member and the chart's root-token Secret. */
 export const OPENBAO = {
     release: "openbao-server",
+    /** The chart's fullnameOverride: its members are the pods openbao-server-<ordinal>. */
+    statefulSet: "openbao-server",
     pod: "openbao-server-0",
     port: 8200,
     rootTokenSecret: { name: "openbao-server-root-token", key: "root_token" },

@@ -22,6 +22,12 @@ export interface Tools {
     readonly languageHost: string;
 }
 
+/** kube-controller-manager as scripts/e2e/build-tools.sh leaves it (next to kube-apiserver), if it was built. */
+export function findControllerManager(tools: Tools): string | undefined {
+    const bin = process.env.E2E_KUBE_CONTROLLER_MANAGER ?? path.join(path.dirname(tools.kubeApiserver), "kube-controller-manager");
+    return fs.existsSync(bin) ? bin : undefined;
+}
+
 export function findTools(): { tools?: Tools; missing: string } {
     const fromFile: Record<string, string> = {};
     const envFile = path.join(process.env.NVCF_E2E_CACHE ?? path.join(os.homedir(), ".cache", "nvcf-e2e"), "env.sh");
@@ -175,6 +181,20 @@ export class LocalCluster {
             "current-context: e2e",
             "",
         ].join("\n");
+    }
+
+    /**
+     * kube-controller-manager with only the given controllers (e.g. `statefulset-controller`),
+     * on this API server, serving nothing itself. The suite plays the other controllers.
+     */
+    startControllerManager(bin: string, controllers: readonly string[]): void {
+        const kubeconfig = path.join(this.dir, "controller-manager.kubeconfig");
+        fs.writeFileSync(kubeconfig, this.kubeconfig, { mode: 0o600 });
+        this.start(
+            bin,
+            [`--kubeconfig=${kubeconfig}`, `--controllers=${controllers.join(",")}`, "--leader-elect=false", "--secure-port=0", "-v=1"],
+            "controller-manager.log",
+        );
     }
 
     async stop(): Promise<void> {

@@ -105,3 +105,42 @@ export class PulumiCli {
         return JSON.parse((await this.run([...args, "--json"])).stdout) as T;
     }
 }
+
+/**
+ * A user's checkout in `<work>/project` and the `pulumi` CLI to run there: the CLI, the language
+ * host, the kubernetes provider and pulumi-resource-pulumi-nodejs (the dynamic-provider host,
+ * shipped in @pulumi/pulumi) on PATH, so nothing is downloaded; the state backend folder
+ * `<work>/state`; `kubeconfig` as the only kubeconfig anything may fall back to; temporary files
+ * (the kubernetes provider leaves one kubeconfig per Helm call) under `<work>/tmp`.
+ */
+export function userCheckout(
+    repo: string,
+    work: string,
+    tools: { readonly pulumi: string; readonly bin: string },
+    kubeconfig: string,
+): { project: string; state: string; cli: PulumiCli } {
+    const project = path.join(work, "project");
+    copyProject(repo, project);
+    const pluginDir = path.join(work, "bin");
+    fs.mkdirSync(pluginDir);
+    fs.symlinkSync(
+        path.join(repo, "node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"),
+        path.join(pluginDir, "pulumi-resource-pulumi-nodejs"),
+    );
+    const kubeconfigFile = path.join(work, "kubeconfig");
+    fs.writeFileSync(kubeconfigFile, kubeconfig, { mode: 0o600 });
+    const state = path.join(work, "state");
+    fs.mkdirSync(state);
+    fs.mkdirSync(path.join(work, "tmp"));
+    const cli = new PulumiCli(tools.pulumi, project, {
+        ...process.env,
+        PATH: [pluginDir, tools.bin, path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
+        PULUMI_HOME: path.join(work, "pulumi-home"),
+        PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+        KUBECONFIG: kubeconfigFile,
+        TMPDIR: path.join(work, "tmp"),
+    });
+    return { project, state, cli };
+}

@@ -93,6 +93,8 @@ export function openbaoValues(ctx: ValuesContext): Values {
                 ha: { disruptionBudget: defined({ ...o.server.ha.disruptionBudget }) },
                 ...nonEmpty("annotations", o.server.annotations),
             },
+            // The environment key, passed under the chart's own key like every other openbao.* key; unset, the chart's default.
+            ...nonEmpty("jwtPluginLifecycle", defined({ ...o.jwtPluginLifecycle })),
         },
     };
 }
