@@ -5,11 +5,11 @@ import type { Settings } from "../../config/settings";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { PullSecrets } from "../kubernetes/pull-secrets";
 import { helmRelease } from "../kubernetes/helm-release";
-import { CATALOG, catalogEntry, OPENBAO, serviceAddress, type CatalogEntry } from "./catalog";
+import { CATALOG, catalogEntry, OPENBAO, releaseVersion, serviceAddress, type CatalogEntry } from "./catalog";
 import { chartFromSources } from "../kubernetes/chart-source";
 import type { RegistryAccess } from "../resolve/registry";
 import { controlPlaneCredentials, type CredentialSecrets } from "./credentials";
-import { mergeValues } from "./merge";
+import { deepMerge } from "../../config/deep-merge";
 import { installOrder, releaseDependencies } from "./ordering";
 import type { ReleaseHealth, ValuesContext } from "./values/context";
 import { routeHostnames } from "./values/ingress";
@@ -224,8 +224,8 @@ export class ControlPlane extends pulumi.ComponentResource {
                     name: entry.name,
                     namespace: ns ? ns.metadata.name : namespace,
                     chart: chartOf(entry),
-                    version: override?.version ?? entry.version,
-                    values: mergeValues(entry.values(ctx), override?.values),
+                    version: releaseVersion(entry, cp, override?.version),
+                    values: deepMerge(entry.values(ctx), override?.values),
                     skipAwait: args.cluster.skipAwait,
                 },
                 { parent: this, dependsOn },
