@@ -5,11 +5,11 @@ import type { Settings } from "../../config/settings";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { PullSecrets } from "../kubernetes/pull-secrets";
 import { helmRelease } from "../kubernetes/helm-release";
-import { CATALOG, catalogEntry, OPENBAO, serviceAddress, type CatalogEntry } from "./catalog";
+import { CATALOG, catalogEntry, OPENBAO, releaseVersion, serviceAddress, type CatalogEntry } from "./catalog";
 import { chartFromSources } from "../kubernetes/chart-source";
 import type { RegistryAccess } from "../resolve/registry";
 import { controlPlaneCredentials, type CredentialSecrets } from "./credentials";
-import { mergeValues } from "./merge";
+import { deepMerge } from "../../config/deep-merge";
 import { installOrder, releaseDependencies } from "./ordering";
 import type { ReleaseHealth, ValuesContext } from "./values/context";
 import { routeHostnames } from "./values/ingress";
@@ -247,8 +247,8 @@ export class ControlPlane extends pulumi.ComponentResource {
                 ...afterPreflight,
                 ...(entry.name === OPENBAO.release && this.jwtBaseline ? [this.jwtBaseline] : []),
             ];
-            const version = override?.version ?? entry.version;
-            const values = mergeValues(entry.values(ctx), override?.values);
+            const version = releaseVersion(entry, cp, override?.version);
+            const values = deepMerge(entry.values(ctx), override?.values);
             if (entry.name === OPENBAO.release) openbaoTemplate = openbaoPodTemplate(entry.chart, version, values);
             releases[entry.name] = helmRelease(
                 `${name}-${entry.name}`,
