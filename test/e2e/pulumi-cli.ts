@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -55,6 +55,20 @@ export class PulumiCli {
         args: string[],
         opts: { allowFailure?: boolean; onEvent?: (e: TimedEvent) => void; timeoutMs?: number } = {},
     ): Promise<CliResult> {
+        const result = await this.start(args, opts).done;
+        if (result.code !== 0 && !opts.allowFailure) {
+            throw new Error(
+                `pulumi ${args.join(" ")} exited ${result.code}:\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-4000)}`,
+            );
+        }
+        return result;
+    }
+
+    /** Starts `pulumi <args>`: the process (to signal it), and its result once it ends, whatever the exit. */
+    start(
+        args: string[],
+        opts: { onEvent?: (e: TimedEvent) => void; timeoutMs?: number } = {},
+    ): { child: ChildProcess; done: Promise<CliResult> } {
         const full = [...args, "--non-interactive", "--color", "never"];
         let eventLog: string | undefined;
         if (opts.onEvent) {
@@ -87,17 +101,16 @@ export class PulumiCli {
         };
         const poll = setInterval(drain, 50);
         const timer = setTimeout(() => child.kill("SIGINT"), opts.timeoutMs ?? 14 * 60_000);
-        const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
-        clearInterval(poll);
-        clearTimeout(timer);
-        drain();
-        if (eventLog) fs.rmSync(eventLog, { force: true });
-        const result = { code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") };
-        this.log.push(`$ pulumi ${args.join(" ")}\n${result.stdout}${result.stderr}(exit ${code})`);
-        if (code !== 0 && !opts.allowFailure) {
-            throw new Error(`pulumi ${args.join(" ")} exited ${code}:\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-4000)}`);
-        }
-        return result;
+        const done = new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1))).then((code) => {
+            clearInterval(poll);
+            clearTimeout(timer);
+            drain();
+            if (eventLog) fs.rmSync(eventLog, { force: true });
+            const result = { code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") };
+            this.log.push(`$ pulumi ${args.join(" ")}\n${result.stdout}${result.stderr}(exit ${code})`);
+            return result;
+        });
+        return { child, done };
     }
 
     /** Runs a command with `--json` and parses its standard output. */
