@@ -49,13 +49,27 @@ export interface RecoverDeps {
     readonly now: () => Date;
 }
 
+/** Steps for the user, numbered; a group's steps are numbered under its heading. */
+type Steps = readonly (string | { readonly heading: string; readonly steps: readonly string[] })[];
+
 /** Recovery cannot go on without the user: the steps are printed, exit 1. */
 class Stop extends Error {
     constructor(
         message: string,
-        readonly steps: readonly string[],
+        readonly steps: Steps,
     ) {
         super(message);
+    }
+}
+
+function printSteps(steps: Steps, say: (t?: string) => void, indent = "  "): void {
+    let n = 0;
+    for (const step of steps) {
+        if (typeof step === "string") say(`${indent}${++n}. ${step}`);
+        else {
+            say(`${indent}- ${step.heading}:`);
+            printSteps(step.steps, say, `${indent}    `);
+        }
     }
 }
 
@@ -106,7 +120,7 @@ export async function recover(options: RecoverOptions, deps: RecoverDeps, io: Io
     } catch (error) {
         if (!(error instanceof Stop)) throw error;
         say(`\nStopped: ${error.message}`);
-        error.steps.forEach((step, i) => say(`  ${i + 1}. ${step}`));
+        printSteps(error.steps, say);
         return 1;
     }
 }
@@ -194,7 +208,7 @@ async function recoverOperations(
     if (stops.length > 0) {
         throw new Stop(
             "nothing of the pending operations was changed; first:",
-            stops.flatMap((d) => [`${d.what}:`, ...(d.stop ?? []).map((s) => `   ${s}`)]),
+            stops.map((d) => ({ heading: d.what, steps: d.stop ?? [] })),
         );
     }
     const helmSteps = decisions.filter((d) => d.helm);
@@ -204,8 +218,12 @@ async function recoverOperations(
             throw new Stop(
                 "rolling back or uninstalling a release takes the helm CLI (3.x), and there is none on PATH; nothing was changed.",
                 [
-                    "Install helm (https://helm.sh/docs/intro/install/) and run this command again, or run these yourself with the stack's kubeconfig and context, then run it again:",
-                    ...helmSteps.map((d) => `   helm ${helmArgs(d.helm!, timeoutOf(ops, d.urn)).join(" ")}`),
+                    "Install helm (https://helm.sh/docs/intro/install/) and run this command again.",
+                    {
+                        heading:
+                            "Or run these yourself, with the kubeconfig and context of the stack's kubernetes provider, then this command again",
+                        steps: helmSteps.map((d) => `helm ${helmArgs(d.helm!, timeoutOf(ops, d.urn)).join(" ")}`),
+                    },
                 ],
             );
         }
