@@ -94,6 +94,7 @@ describe("recover: a Helm release whose install was interrupted", () => {
         });
         assert.ok(d.stop);
         assert.match(d.found, /the catalog marks it as keeping data/);
+        assert.match(d.stop!.join(" "), /helm -n cassandra-system uninstall cassandra \(no PersistentVolumeClaim of it exists yet\)/);
         assert.equal(d.helm, undefined);
     });
 

@@ -103,6 +103,9 @@ describe("recover: the command against fakes", () => {
     let live: Map<number, string>;
     let connected: KubeAccess[];
 
+    /** Helm's record of nats (nats-system), revision 1, in the given status. */
+    const putNats = (status: string) =>
+        fake.putRelease({ name: "nats", namespace: "nats-system", revision: 1, chart: "helm-nvcf-nats", version: "0.20.1", status });
     const lockDir = () => path.join(dir, ".pulumi", "locks", "organization", "nvcf-self-managed", "dev");
     const stackJson = () => path.join(dir, ".pulumi", "stacks", "nvcf-self-managed", "dev.json");
 
@@ -214,14 +217,7 @@ describe("recover: the command against fakes", () => {
     });
 
     it("a release Helm finished and an object created, neither recorded: both adopted in one import, then read; the provider's kubeconfig reaches the cluster", async () => {
-        fake.putRelease({
-            name: "nats",
-            namespace: "nats-system",
-            revision: 1,
-            chart: "helm-nvcf-nats",
-            version: "0.20.1",
-            status: "deployed",
-        });
+        putNats("deployed");
         fake.put("/apis/apps/v1", { resources: [{ name: "daemonsets", kind: "DaemonSet", namespaced: true }] });
         fake.put("/apis/apps/v1/namespaces/kube-system/daemonsets/node-inotify-tuner", {
             metadata: { name: "node-inotify-tuner", managedFields: [{ manager: "pulumi-kubernetes-5e6f7a8b" }] },
@@ -247,14 +243,7 @@ describe("recover: the command against fakes", () => {
     });
 
     it("a release stuck pending-install without helm on PATH: stops before changing anything, with the helm command", async () => {
-        fake.putRelease({
-            name: "nats",
-            namespace: "nats-system",
-            revision: 1,
-            chart: "helm-nvcf-nats",
-            version: "0.20.1",
-            status: "pending-install",
-        });
+        putNats("pending-install");
         helmVersion = undefined;
         const stack = new MemoryStack(stateWith([op("creating", helmRelease("nats", "nats-system"))]));
         assert.equal(await recover(options(), deps(stack), io), 1);
@@ -264,14 +253,7 @@ describe("recover: the command against fakes", () => {
     });
 
     it("a release stuck pending-install with helm: uninstalled with the provider's kubeconfig, then the create cleared", async () => {
-        fake.putRelease({
-            name: "nats",
-            namespace: "nats-system",
-            revision: 1,
-            chart: "helm-nvcf-nats",
-            version: "0.20.1",
-            status: "pending-install",
-        });
+        putNats("pending-install");
         const release = helmRelease("nats", "nats-system");
         const stack = new MemoryStack(stateWith([op("creating", release)]));
         assert.equal(await recover(options(), deps(stack), io), 0, out);
@@ -314,14 +296,7 @@ describe("recover: the command against fakes", () => {
 
     it("--dry-run: prints the findings and the plan, changes nothing", async () => {
         const lock = writeLock(4242);
-        fake.putRelease({
-            name: "nats",
-            namespace: "nats-system",
-            revision: 1,
-            chart: "helm-nvcf-nats",
-            version: "0.20.1",
-            status: "pending-install",
-        });
+        putNats("pending-install");
         const stack = new MemoryStack(stateWith([op("creating", helmRelease("nats", "nats-system"))]));
         assert.equal(await recover(options({ dryRun: true }), deps(stack), io), 0);
         assert.match(out, /will uninstall it/);
@@ -348,14 +323,7 @@ describe("recover: the command against fakes", () => {
     });
 
     it("the pending operations change while it runs: it stops before importing", async () => {
-        fake.putRelease({
-            name: "nats",
-            namespace: "nats-system",
-            revision: 1,
-            chart: "helm-nvcf-nats",
-            version: "0.20.1",
-            status: "deployed",
-        });
+        putNats("deployed");
         const stack = new MemoryStack(stateWith([op("creating", helmRelease("nats", "nats-system"))]));
         stack.onExport = (n) => {
             if (n === 2) stack.state = stateWith([]);
@@ -366,14 +334,7 @@ describe("recover: the command against fakes", () => {
     });
 
     it("a refresh that read nothing fails the check at the end, and the next run reads those resources again", async () => {
-        fake.putRelease({
-            name: "nats",
-            namespace: "nats-system",
-            revision: 1,
-            chart: "helm-nvcf-nats",
-            version: "0.20.1",
-            status: "deployed",
-        });
+        putNats("deployed");
         const release = helmRelease("nats", "nats-system");
         const stack = new MemoryStack(stateWith([op("creating", release)]));
         stack.readsNothing = true;

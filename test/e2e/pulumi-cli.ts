@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { stringify as toYaml } from "yaml";
 
 /** What a user's checkout holds that `pulumi` reads; tests, git and installs stay out of the copy. */
 const LEFT_OUT = new Set([".git", "node_modules", "test", "bin", ".pulumi", ".pulumi-state"]);
@@ -117,4 +118,59 @@ export class PulumiCli {
     async json<T = any>(args: string[]): Promise<T> {
         return JSON.parse((await this.run([...args, "--json"])).stdout) as T;
     }
+}
+
+/** A user's checkout set up for a suite: where it is, its state, the environment, and the CLI in it. */
+export interface UserCheckout {
+    readonly project: string;
+    readonly state: string;
+    readonly env: NodeJS.ProcessEnv;
+    readonly cli: PulumiCli;
+}
+
+/**
+ * The README's set-up in `work`: a copy of the repository (`npm ci`'s node_modules linked in);
+ * the CLI, the language host, the kubernetes provider and pulumi-resource-pulumi-nodejs (the
+ * dynamic-provider host, shipped in @pulumi/pulumi) on PATH, so nothing is downloaded; the cluster's
+ * kubeconfig as $KUBECONFIG, so nothing falls back to the machine's own; a file backend, logged in;
+ * the stack file written and the stack initialised with the passphrase provider, each secret set
+ * with `pulumi config set --secret`.
+ */
+export async function userCheckout(options: {
+    repo: string;
+    work: string;
+    tools: { pulumi: string; bin: string };
+    kubeconfig: string;
+    stack: string;
+    config: Record<string, unknown>;
+    secrets: Record<string, string>;
+}): Promise<UserCheckout> {
+    const { repo, work, tools } = options;
+    const project = path.join(work, "project");
+    copyProject(repo, project);
+    const pluginDir = path.join(work, "bin");
+    fs.mkdirSync(pluginDir);
+    fs.symlinkSync(
+        path.join(repo, "node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"),
+        path.join(pluginDir, "pulumi-resource-pulumi-nodejs"),
+    );
+    const kubeconfigFile = path.join(work, "kubeconfig");
+    fs.writeFileSync(kubeconfigFile, options.kubeconfig, { mode: 0o600 });
+    const state = path.join(work, "state");
+    fs.mkdirSync(state);
+    const env = {
+        ...process.env,
+        PATH: [pluginDir, tools.bin, path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
+        PULUMI_HOME: path.join(work, "pulumi-home"),
+        PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+        KUBECONFIG: kubeconfigFile,
+    };
+    const cli = new PulumiCli(tools.pulumi, project, env);
+    await cli.run(["login", `file://${state}`]);
+    fs.writeFileSync(path.join(project, `Pulumi.${options.stack}.yaml`), toYaml({ config: options.config }));
+    await cli.run(["stack", "init", options.stack, "--secrets-provider", "passphrase"]);
+    for (const [key, value] of Object.entries(options.secrets)) await cli.run(["config", "set", "--secret", key, value]);
+    return { project, state, env, cli };
 }

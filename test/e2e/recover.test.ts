@@ -16,8 +16,7 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { after, afterEach, before, describe, it } from "node:test";
-import { stringify as toYaml } from "yaml";
+import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { CATALOG } from "../../components/control-plane/catalog";
 import { releaseHistory } from "../../components/health/helm-releases";
 import type { Kube as ProgramKube } from "../../components/health/kube-client";
@@ -25,7 +24,7 @@ import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBao } from "../support/fake-openbao";
 import { finalizingNamespaces, findTools, Kube, LocalCluster } from "./cluster";
 import { freezeRun, HelmRecordWebhook, killAll, RUN_MARKER, survivors, type RecordWrite } from "./kill-points";
-import { copyProject, PulumiCli, type CliResult } from "./pulumi-cli";
+import { PulumiCli, userCheckout, type CliResult } from "./pulumi-cli";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const CHARTS = path.join(__dirname, "charts");
@@ -130,35 +129,15 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
         };
         assert.equal((await kube.request("POST", "/api/v1/namespaces", { metadata: { name: CONTROLLER_NS } })).status, 201);
 
-        project = path.join(work, "project");
-        copyProject(REPO, project);
-        const pluginDir = path.join(work, "bin");
-        fs.mkdirSync(pluginDir);
-        fs.symlinkSync(
-            path.join(REPO, "node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"),
-            path.join(pluginDir, "pulumi-resource-pulumi-nodejs"),
-        );
-        const kubeconfigFile = path.join(work, "kubeconfig");
-        fs.writeFileSync(kubeconfigFile, cluster.kubeconfig, { mode: 0o600 });
-        state = path.join(work, "state");
-        fs.mkdirSync(state);
-        env = {
-            ...process.env,
-            // The CLI, its plugins and helm (tools.bin) first; node for npm run.
-            PATH: [pluginDir, tools!.bin, path.dirname(tools!.helm), path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
-            PULUMI_HOME: path.join(work, "pulumi-home"),
-            PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
-            PULUMI_SKIP_UPDATE_CHECK: "true",
-            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-            KUBECONFIG: kubeconfigFile,
-        };
-        cli = new PulumiCli(tools!.pulumi, project, env);
-        await cli.run(["login", `file://${state}`]);
-        fs.writeFileSync(path.join(project, `Pulumi.${STACK}.yaml`), toYaml({ config: stackConfig(fake.icmsUrl, openbao.url) }));
-        await cli.run(["stack", "init", STACK, "--secrets-provider", "passphrase"]);
-        await cli.run(["config", "set", "--secret", "ngcApiKey", "e2e-ngc-key"]);
-        await cli.run(["config", "set", "--secret", "cassandraPassword", "e2e-cassandra-password-0123456789"]);
-        await cli.run(["config", "set", "--secret", "kubeconfig", cluster.kubeconfig]);
+        ({ project, state, env, cli } = await userCheckout({
+            repo: REPO,
+            work,
+            tools: tools!,
+            kubeconfig: cluster.kubeconfig,
+            stack: STACK,
+            config: stackConfig(fake.icmsUrl, openbao.url),
+            secrets: { ngcApiKey: "e2e-ngc-key", cassandraPassword: "e2e-cassandra-password-0123456789", kubeconfig: cluster.kubeconfig },
+        }));
     });
 
     after(async () => {
@@ -181,9 +160,33 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
         }
     });
 
+    /** Each case starts from an empty stack, even after one that failed halfway. */
+    beforeEach(async () => {
+        let dirty: boolean;
+        try {
+            const latest = onDisk();
+            dirty = (latest.resources ?? []).length > 0 || (latest.pending_operations ?? []).length > 0;
+        } catch {
+            dirty = true;
+        }
+        if (fs.existsSync(lockDir()) && fs.readdirSync(lockDir()).length > 0) dirty = true;
+        if (!dirty) return;
+        await recoverStack();
+        await finalizingNamespaces(kube, () => cli.run(["destroy", "--yes", "--skip-preview"], { allowFailure: true }));
+    });
+
     afterEach(() => {
         if (process.env.E2E_LOG && cli) fs.writeFileSync(process.env.E2E_LOG, [...cli.log, ...recoverLog].join("\n\n"));
     });
+
+    /**
+     * The checkpoint as the killed run left it on disk, read without the CLI: a kill can leave its
+     * sidecar torn (`failed to load checkpoint: EOF`), which only recover repairs. Secrets stay encrypted.
+     */
+    function onDisk(): { resources?: any[]; pending_operations?: any[] } {
+        const file = path.join(state, ".pulumi", "stacks", "nvcf-self-managed", `${STACK}.json`);
+        return (JSON.parse(fs.readFileSync(file, "utf8")) as { checkpoint: { latest?: any } }).checkpoint.latest ?? {};
+    }
 
     async function exported(): Promise<{ resources?: any[]; pending_operations?: any[] }> {
         const { stdout } = await cli.run(["stack", "export"]);
@@ -382,12 +385,12 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
             return freezeRun(marker);
         });
         assert.deepEqual(
-            ((await exported()).resources ?? []).filter((r) => r.custom),
+            (onDisk().resources ?? []).filter((r) => r.custom),
             [],
             "killed before any create",
         );
         const locked = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
-        assert.match(locked.stderr + locked.stdout, /error: the stack is currently locked by 1 lock\(s\)/, "the symptom the README quotes");
+        assert.match(locked.stderr + locked.stdout, /error: the stack is currently locked by 1 lock\(s\)/, "a symptom the README quotes");
         const recovered = await recoverStack();
         assert.match(recovered.stdout, /which no longer runs; will remove it/);
         await assertRecovers(recovered);
@@ -431,14 +434,18 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
                 await stored(hit.write);
                 return hit.frozen;
             });
-            const pending = ((await exported()).pending_operations ?? []).map((o) => o.resource);
+            const pending = (onDisk().pending_operations ?? []).map((o) => o.resource);
             assert.ok(
                 pending.some((r) => r.type === "kubernetes:helm.sh/v3:Release" && r.inputs.name === write!.release),
                 "the engine never recorded the finished release",
             );
             const uid = (await histories()).get(`${write!.namespace}/${write!.release}`)?.[0].uid;
             const blocked = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
-            assert.match(blocked.stdout + blocked.stderr, /the stack is currently locked/);
+            assert.match(
+                blocked.stdout + blocked.stderr,
+                /the stack is currently locked|failed to load checkpoint: EOF/,
+                "a symptom the README quotes",
+            );
             const recovered = await recoverStack();
             assert.match(
                 recovered.stdout,
@@ -490,7 +497,7 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
                 },
                 { dataReleases: true },
             );
-            const pendingBefore = (await exported()).pending_operations ?? [];
+            const pendingBefore = onDisk().pending_operations ?? [];
             assert.ok(pendingBefore.filter((o) => o.resource.type === "kubernetes:helm.sh/v3:Release").length >= 3, "releases in flight");
 
             const stopped = await recoverStack();
@@ -540,9 +547,7 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
                 return frozen;
             });
             assert.ok(
-                ((await exported()).pending_operations ?? []).some(
-                    (o) => o.resource.type === "pulumi-nodejs:dynamic/nvcf:ClusterRegistration",
-                ),
+                (onDisk().pending_operations ?? []).some((o) => o.resource.type === "pulumi-nodejs:dynamic/nvcf:ClusterRegistration"),
                 "the registration's create is pending",
             );
             const recovered = await recoverStack();
@@ -557,7 +562,7 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
         { timeout: 15 * MIN },
         async () => {
             const run = cli.start(["up", "--yes", "--skip-preview"]);
-            await new Promise<void>((resolve) => {
+            const interrupt = new Promise<void>((resolve) => {
                 onRecord = (w) => {
                     if (w.operation !== "CREATE" || w.status !== "pending-install") return;
                     onRecord = undefined;
@@ -565,6 +570,12 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
                     resolve();
                 };
             });
+            await Promise.race([
+                interrupt,
+                run.done.then((r) => {
+                    throw new Error(`pulumi up ended (exit ${r.code}) before any release install:\n${(r.stdout + r.stderr).slice(-3000)}`);
+                }),
+            ]);
             const interrupted = await run.done;
             assert.notEqual(interrupted.code, 0, "the run was cancelled");
             await assertRecovers(await recoverStack());
@@ -589,7 +600,7 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
                 { args: ["destroy", "--yes", "--skip-preview"] },
             );
             assert.ok(
-                ((await exported()).pending_operations ?? []).some((o) => o.type === "deleting"),
+                (onDisk().pending_operations ?? []).some((o) => o.type === "deleting"),
                 "a delete was in flight",
             );
             const recovered = await recoverStack();

@@ -60,7 +60,7 @@ export function decide(input: DecideInput): Decision {
         return {
             ...base,
             found: `an interrupted ${verb(op.type)}; its cluster could not be asked (${facts.reason})`,
-            will: "leave it",
+            will: "leaves it alone",
             stop: [
                 `Make the cluster reachable with the kubeconfig and context of the stack's kubernetes provider, then run npm run recover -- --stack ${input.stack} again.`,
             ],
@@ -100,7 +100,7 @@ export function decide(input: DecideInput): Decision {
                 return {
                     ...base,
                     found: "an interrupted create this command cannot look up",
-                    will: "leave it",
+                    will: "leaves it alone",
                     stop: [
                         `Look in the provider's console or API whether ${what} exists.`,
                         `If it exists: pulumi refresh --stack ${input.stack} --import-pending-creates '${urn}' <its id>.`,
@@ -177,7 +177,7 @@ function helmDecision(input: DecideInput, facts: HelmFacts): Outcome {
         if (history.length > 1 || newest.revision !== 1) {
             return {
                 found: `a release of that name with ${history.length} revision(s) (newest ${newest.revision}, ${newest.status}): it was there before this run's install, so it is not this stack's`,
-                will: "leave it",
+                will: "leaves it alone",
                 stop: [
                     `Look at it: ${look}.`,
                     `If it is not needed: ${helmCmd} uninstall ${name}; to keep it instead, import it: pulumi import --stack ${stack} kubernetes:helm.sh/v3:Release ${urnName(urn)} ${namespace}/${name}.`,
@@ -190,7 +190,7 @@ function helmDecision(input: DecideInput, facts: HelmFacts): Outcome {
         if (wanted && newest.chartVersion && bare(newest.chartVersion) !== bare(wanted) && !/[\^~*<>=|x\s]/i.test(wanted)) {
             return {
                 found: `a release of that name with chart ${newest.chart} ${newest.chartVersion}, while this stack installs ${wanted}: not this run's install`,
-                will: "leave it",
+                will: "leaves it alone",
                 stop: [
                     `Look at it: ${look}.`,
                     `Uninstall it if it is not needed (${helmCmd} uninstall ${name}), then npm run recover -- --stack ${stack} again.`,
@@ -214,12 +214,14 @@ function helmDecision(input: DecideInput, facts: HelmFacts): Outcome {
             if (data.length > 0) {
                 return {
                     found: `revision 1 is ${state}, and it holds data: ${data.join("; ")}`,
-                    will: "leave it: a release that keeps data on persistent volumes is never uninstalled by this command",
+                    will: "leaves it alone: a release that keeps data on persistent volumes is never uninstalled by this command",
                     stop: [
                         `Make sure no pulumi or helm command still runs on this stack.`,
                         `Look at it: ${look}; kubectl -n ${namespace} get pvc,pods.`,
                         `Its first install never finished, so the hooks that run after an install (initialisation, migrations) may not have run; an upgrade does not run them.`,
-                        `If nothing on those volumes must be kept: ${helmCmd} uninstall ${name}, then kubectl -n ${namespace} delete pvc ${facts.claims.join(" ") || "<its claims>"}.`,
+                        facts.claims.length > 0
+                            ? `If nothing on those volumes must be kept: ${helmCmd} uninstall ${name}, then kubectl -n ${namespace} delete pvc ${facts.claims.join(" ")}.`
+                            : `If nothing must be kept: ${helmCmd} uninstall ${name} (no PersistentVolumeClaim of it exists yet).`,
                         `If something must be kept: back the volumes up first (their PersistentVolumes: kubectl -n ${namespace} get pvc -o wide), then do the same.`,
                         `Then npm run recover -- --stack ${stack} again, and pulumi up.`,
                     ],
@@ -296,7 +298,7 @@ function dataReasons(input: DecideInput, facts: HelmFacts, name: string): string
 function unexpected(input: DecideInput, newest: ReleaseRevision, look: string): Outcome {
     return {
         found: `an interrupted ${verb(input.op.type)}, and revision ${newest.revision} is ${newest.status}, which this command does not repair`,
-        will: "leave it",
+        will: "leaves it alone",
         stop: [
             `Look at it: ${look}.`,
             `Bring it to a deployed revision, or uninstall it, with helm; then npm run recover -- --stack ${input.stack} again.`,
@@ -337,7 +339,7 @@ function objectDecision(input: DecideInput, facts: ObjectFacts | undefined): Out
     if (!facts.fieldManager) {
         return {
             found: "an object of that name exists, but the kubernetes provider never applied it (someone else made it)",
-            will: "leave it",
+            will: "leaves it alone",
             stop: [
                 `Look at it: kubectl get ${String(reveal(op.resource.inputs?.kind) ?? "").toLowerCase()} ${name}${namespace ? ` -n ${namespace}` : ""} -o yaml.`,
                 `Delete it if the stack should own it afresh, or import it: pulumi import --stack ${stack} ${op.resource.type} ${urnName(urn)} ${id}.`,
