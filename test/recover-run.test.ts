@@ -294,6 +294,35 @@ describe("recover: the command against fakes", () => {
         assert.equal(stack.imports.length, 0);
     });
 
+    it("helm fails: stops with Helm's message, the state unchanged; a CLI failure shows its stderr only", async () => {
+        putNats("pending-install");
+        const stack = new MemoryStack(stateWith([op("creating", helmRelease("nats", "nats-system"))]));
+        const failing = deps(stack);
+        const broken = {
+            ...failing,
+            helm: {
+                version: async () => "v3.18.6",
+                run: async () => {
+                    throw new Error('helm uninstall nats failed: Error: uninstall: Release not loaded: nats: "context deadline exceeded"');
+                },
+            },
+        };
+        assert.equal(await recover(options(), broken, io), 1);
+        assert.match(out, /helm uninstall nats failed: .*; the stack's state was not changed\./);
+        assert.equal(stack.imports.length, 0);
+
+        out = "";
+        const noPassphrase = new MemoryStack(stateWith([]));
+        noPassphrase.export = async () => {
+            throw Object.assign(new Error("code: 255\n stdout: {secret state}\n stderr: error: incorrect passphrase"), {
+                commandResult: { stdout: "{secret state}", stderr: "error: incorrect passphrase" },
+            });
+        };
+        assert.equal(await recover(options(), deps(noPassphrase), io), 2);
+        assert.match(out, /recover: error: incorrect passphrase\n$/);
+        assert.ok(!out.includes("secret state"));
+    });
+
     it("--dry-run: prints the findings and the plan, changes nothing", async () => {
         const lock = writeLock(4242);
         putNats("pending-install");

@@ -118,7 +118,11 @@ export async function recover(options: RecoverOptions, deps: RecoverDeps, io: Io
         say("\nDone: the next `pulumi up` (or `pulumi destroy`) starts from a consistent state.");
         return 0;
     } catch (error) {
-        if (!(error instanceof Stop)) throw error;
+        if (!(error instanceof Stop)) {
+            // Only stderr: a failed CLI command's stdout may hold the state.
+            io.err(`recover: ${cliError(error)}\n`);
+            return 2;
+        }
         say(`\nStopped: ${error.message}`);
         printSteps(error.steps, say);
         return 1;
@@ -236,7 +240,13 @@ async function recoverOperations(
     for (const d of helmSteps) {
         const op = ops.find((o) => o.resource.urn === d.urn)!;
         const provider = providerOf(state, op.resource.provider)!;
-        await deps.helm.run(d.helm!, providerAccess(provider), timeoutOf(ops, d.urn));
+        try {
+            await deps.helm.run(d.helm!, providerAccess(provider), timeoutOf(ops, d.urn));
+        } catch (error) {
+            throw new Stop(`${(error as Error).message}; the stack's state was not changed.`, [
+                `Fix what Helm says (helm -n ${d.helm!.namespace} history ${d.helm!.name}), then npm run recover -- --stack ${options.stack} again.`,
+            ]);
+        }
         say(`    done: helm ${d.helm!.kind} ${d.helm!.name} (${d.helm!.namespace})`);
     }
 
