@@ -94,6 +94,8 @@ export interface CatalogEntry {
     readonly service?: { readonly name: string; readonly port: number };
     /** What NVCF's UI checks of it, when the UI lists it. */
     readonly health?: HealthCheck;
+    /** Its workloads keep data on persistent volumes that an uninstall would throw away (tables, Raft storage, unseal keys). */
+    readonly holdsData?: boolean;
 }
 
 const always = () => true;
@@ -221,6 +223,7 @@ export const CATALOG: readonly CatalogEntry[] = [
             endpoints: [{ service: OPENBAO.release, port: OPENBAO.port, path: "/v1/sys/health?standbyok=true" }],
             workloads: [{ name: "openbao-server-agent-injector", type: "deployment" }],
         },
+        holdsData: true,
     },
     {
         name: "nvcf-pki",
@@ -245,6 +248,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         enabled: (cp) => cp.cassandra.enabled,
         values: cassandraValues,
         health: { workloads: [{ name: "cassandra", type: "statefulset" }] },
+        holdsData: true,
     },
 
     // 02-core
