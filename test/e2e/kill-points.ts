@@ -61,6 +61,19 @@ export function survivors(marker: string): number[] {
     return processesOf(marker).filter(running);
 }
 
+/**
+ * The run's processes still running once the kernel had `ms` to finish the SIGKILLs: a process
+ * in uninterruptible sleep (a write to the state file on a busy disk) dies only when it leaves it.
+ */
+export async function survivorsAfter(marker: string, ms: number): Promise<number[]> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+        const left = survivors(marker);
+        if (left.length === 0 || Date.now() > deadline) return left;
+        await new Promise((r) => setTimeout(r, 100));
+    }
+}
+
 /** Still running (a zombie waiting to be reaped is not). */
 function running(pid: number): boolean {
     try {

@@ -23,7 +23,7 @@ import type { Kube as ProgramKube } from "../../components/health/kube-client";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBao } from "../support/fake-openbao";
 import { finalizingNamespaces, findTools, Kube, LocalCluster } from "./cluster";
-import { freezeRun, HelmRecordWebhook, killAll, RUN_MARKER, survivors, type RecordWrite } from "./kill-points";
+import { freezeRun, HelmRecordWebhook, killAll, RUN_MARKER, survivorsAfter, type RecordWrite } from "./kill-points";
 import { PulumiCli, userCheckout, type CliResult } from "./pulumi-cli";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -281,7 +281,7 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
         const result = await run.done;
         cli.log.push(...runner.log);
         assert.notEqual(result.code, 0, "the killed run did not finish");
-        assert.deepEqual(survivors(marker), [], "every process of the run is gone");
+        assert.deepEqual(await survivorsAfter(marker, 10_000), [], "every process of the run is gone");
     }
 
     /** A trigger on a Helm record write: the run is frozen before the write is allowed. */
