@@ -11,6 +11,25 @@ export function functionAutoscalerEnabled(cp: ControlPlaneConfig): boolean {
     return cp.observability.profile === "control" || cp.observability.profile === "all";
 }
 
+/** The observability bundle's components, each installed by the stack, existing already, or off. */
+export type ObservabilityComponent = "prometheusOperatorCrds" | "otelOperator" | "collector" | "targetAllocator" | "discoveryRbac";
+export type ComponentMode = "install" | "existing" | "disabled";
+
+/** The observability bundle's default for every unset mode: install with a profile, none without. */
+function defaultMode(cp: ControlPlaneConfig): ComponentMode {
+    return cp.observability.profile === "disabled" ? "disabled" : "install";
+}
+
+/** `observability.components.<component>.mode`, or its default. */
+export function componentMode(cp: ControlPlaneConfig, component: ObservabilityComponent): ComponentMode {
+    return cp.observability.components[component].mode ?? defaultMode(cp);
+}
+
+/** `metricsBackend.mode`, or its default: `install` (VictoriaMetrics) with a profile. */
+export function metricsBackendMode(cp: ControlPlaneConfig): ComponentMode {
+    return cp.metricsBackend.mode ?? defaultMode(cp);
+}
+
 /** True when the stack installs nvcf-pki and its ClusterIssuer (01-dependencies' managed issuer). */
 export function managedIssuer(cp: ControlPlaneConfig): boolean {
     const llm = cp.addons.llm;

@@ -376,11 +376,11 @@ export function port() {
     return z.number().int().min(1, { message: "must be a port, 1-65535" }).max(65535, { message: "must be a port, 1-65535" });
 }
 
-/** A PodDisruptionBudget bound: a count (int32) or a percentage. */
+/** A PodDisruptionBudget bound: a count (int32), a percentage, or "" (the NVCF charts' "unset"). */
 export function pdbBound() {
-    const allowed = 'a whole number 0-2147483647, or a percentage 0%-100% such as "50%"';
+    const allowed = 'a whole number 0-2147483647, a percentage 0%-100% such as "50%", or "" (unset)';
     return z.union([z.number(), z.string()]).superRefine((v, ctx) => {
-        const ok = typeof v === "number" ? Number.isInteger(v) && v >= 0 && v <= INT32_MAX : /^(100|[1-9]?[0-9])%$/.test(v);
+        const ok = typeof v === "number" ? Number.isInteger(v) && v >= 0 && v <= INT32_MAX : /^((100|[1-9]?[0-9])%)?$/.test(v);
         if (!ok) ctx.addIssue({ code: "custom", input: v, message: "must be a count or a percentage", params: { allowed } });
     });
 }

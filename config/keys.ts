@@ -3,6 +3,7 @@ import { clusterSchema, controlPlaneSchema, openbaoAccessSchema, registrySchema,
 import { computePlanesSchema } from "./compute-plane-schema";
 import { dnsSchema } from "./aws-schema";
 import { checksSchema } from "./checks-schema";
+import { openbaoRolloutSchema } from "./openbao-rollout-schema";
 
 // In a module of its own, so the dynamic providers' serialized code captures a string, not the schemas.
 export { PROJECT } from "./project";
@@ -15,6 +16,7 @@ export const structuredSettingsSchema = z.object({
     registry: registrySchema,
     computePlanes: computePlanesSchema,
     openbaoAccess: openbaoAccessSchema,
+    openbaoRollout: openbaoRolloutSchema,
     dns: dnsSchema,
     checks: checksSchema,
 });

@@ -6,11 +6,14 @@ import { RESERVED_PULL_SECRET_NAMES, type ComputePlaneConfig } from "./compute-p
 import { ecrRegistry } from "./aws-schema";
 import {
     adminIssuerRouteOn,
+    componentMode,
     dynamoOperatorPresent,
     functionAutoscalerEnabled,
     groveOperatorPresent,
     kaiSchedulerPresent,
     managedIssuer,
+    metricsBackendMode,
+    type ObservabilityComponent,
 } from "./derived-facts";
 import { validRouterAddress } from "./router-address";
 
@@ -91,6 +94,7 @@ function controlPlaneProblems(cp: ControlPlaneConfig): Problem[] {
     return [
         ...placeholderProblems(cp),
         ...natsProblems(cp),
+        ...openbaoProblems(cp),
         ...adminIssuerProxyProblems(cp),
         ...gatewayProblems(cp),
         ...observabilityProblems(cp),
@@ -150,6 +154,20 @@ function natsProblems(cp: ControlPlaneConfig): Problem[] {
         });
     }
     return problems;
+}
+
+/** The JWT plugin lifecycle is a mode of the openbao-server release: without it there is nothing to switch. */
+function openbaoProblems(cp: ControlPlaneConfig): Problem[] {
+    const mode = cp.openbao.jwtPluginLifecycle.mode;
+    if (mode === undefined || cp.openbao.enabled) return [];
+    return [
+        {
+            path: "openbao.jwtPluginLifecycle.mode",
+            message: "the JWT plugin lifecycle is OpenBao's, and openbao.enabled is false",
+            given: mode,
+            allowed: "unset while openbao.enabled is false",
+        },
+    ];
 }
 
 function adminIssuerProxyProblems(cp: ControlPlaneConfig): Problem[] {
@@ -238,8 +256,19 @@ function observabilityProblems(cp: ControlPlaneConfig): Problem[] {
             allowed: "true, or observability.profile disabled or compute",
         });
     }
+    // Without a profile the bundle never reads the observability bundle's keys.
     if (profile === "disabled") return problems;
-    if (mb.mode === "install" && mb.authentication.mode !== "none") {
+    problems.push(...componentProblems(cp));
+    const mode = metricsBackendMode(cp);
+    if (mode === "install" && mb.type !== "victoriaMetrics") {
+        problems.push({
+            path: "metricsBackend.type",
+            message: `metricsBackend.type must be victoriaMetrics when metricsBackend.mode=install, got "${mb.type}"`,
+            given: mb.type,
+            allowed: "victoriaMetrics, or metricsBackend.mode: existing",
+        });
+    }
+    if (mode === "install" && mb.authentication.mode !== "none") {
         problems.push({
             path: "metricsBackend.authentication.mode",
             message: "must be none when metricsBackend.mode=install",
@@ -247,7 +276,15 @@ function observabilityProblems(cp: ControlPlaneConfig): Problem[] {
             allowed: "none",
         });
     }
-    if (mb.mode === "existing" && mb.remoteWriteEndpoint === "") {
+    if (mode === "existing" && mb.type !== "external") {
+        problems.push({
+            path: "metricsBackend.type",
+            message: `metricsBackend.type must be external when metricsBackend.mode=existing, got "${mb.type}"`,
+            given: mb.type,
+            allowed: "external",
+        });
+    }
+    if (mode === "existing" && mb.remoteWriteEndpoint === "") {
         problems.push({
             path: "metricsBackend.remoteWriteEndpoint",
             message: "is required when metricsBackend.mode=existing",
@@ -255,7 +292,7 @@ function observabilityProblems(cp: ControlPlaneConfig): Problem[] {
             allowed: "the remote-write URL of your metrics backend",
         });
     }
-    if (functionAutoscalerEnabled(cp) && mb.mode === "existing" && mb.promqlEndpoint === "") {
+    if (functionAutoscalerEnabled(cp) && mode === "existing" && mb.promqlEndpoint === "") {
         problems.push({
             path: "metricsBackend.promqlEndpoint",
             message: "is required for control and all profiles",
@@ -283,20 +320,100 @@ function observabilityProblems(cp: ControlPlaneConfig): Problem[] {
     return problems;
 }
 
+/** The observability bundle's rules between its components' modes, with its messages. */
+function componentProblems(cp: ControlPlaneConfig): Problem[] {
+    const mode = (c: ObservabilityComponent) => componentMode(cp, c);
+    const path = (c: ObservabilityComponent) => `observability.components.${c}.mode`;
+    const collectorInstalled = mode("collector") === "install";
+    const backend = metricsBackendMode(cp);
+    const rules: [boolean, string, string][] = [
+        [
+            collectorInstalled && mode("otelOperator") === "disabled",
+            path("otelOperator"),
+            "observability.components.otelOperator.mode cannot be disabled when the collector is installed; use existing for a customer-managed operator",
+        ],
+        [
+            mode("prometheusOperatorCrds") === "disabled",
+            path("prometheusOperatorCrds"),
+            "observability.components.prometheusOperatorCrds.mode cannot be disabled for an enabled profile because default monitors require the APIs; use existing for customer-managed CRDs",
+        ],
+        [
+            collectorInstalled && backend === "disabled",
+            "metricsBackend.mode",
+            "metricsBackend.mode cannot be disabled when the collector is installed; use existing for an external backend",
+        ],
+        [
+            functionAutoscalerEnabled(cp) && backend === "disabled",
+            "metricsBackend.mode",
+            "metricsBackend.mode cannot be disabled for control or all because the autoscaler requires a PromQL endpoint",
+        ],
+        [
+            collectorInstalled && mode("targetAllocator") === "existing",
+            path("targetAllocator"),
+            "observability.components.targetAllocator.mode=existing requires observability.components.collector.mode=existing; use install or disabled with a stack-owned collector",
+        ],
+        [
+            !collectorInstalled && mode("targetAllocator") === "install",
+            path("targetAllocator"),
+            "observability.components.targetAllocator.mode=install requires observability.components.collector.mode=install",
+        ],
+        [
+            !collectorInstalled && mode("discoveryRbac") === "install",
+            path("discoveryRbac"),
+            "observability.components.discoveryRbac.mode=install requires observability.components.collector.mode=install",
+        ],
+        [
+            mode("targetAllocator") === "install" && mode("discoveryRbac") === "disabled",
+            path("discoveryRbac"),
+            "observability.components.discoveryRbac.mode cannot be disabled when the Target Allocator is installed; use existing for externally managed RBAC",
+        ],
+    ];
+    // One problem per key: the first rule a key breaks says what to change.
+    const seen = new Set<string>();
+    return rules.flatMap(([broken, key, message]) => {
+        if (!broken || seen.has(key)) return [];
+        seen.add(key);
+        return [{ path: key, message }];
+    });
+}
+
+/**
+ * The disruption budgets of the charts that render one at the version the bundle pins: an
+ * installed chart with its budget on fails unless exactly one bound is set ("" is unset).
+ * base.yaml sets one bound of each, so setting the other needs the first set to "". (The pinned
+ * ratelimiter, ess-api, invocation-service, function-autoscaler and admin-issuer-proxy charts
+ * render none: their blocks have no effect, and nothing here refuses them.)
+ */
+const SERVICE_PDBS: readonly [key: PdbKey, installed: (cp: ControlPlaneConfig) => boolean][] = [
+    ["cassandra", (cp) => cp.cassandra.enabled],
+    ["apikeys", () => true],
+    ["grpcproxy", () => true],
+    ["reval", () => true],
+    ["llmApiGateway", (cp) => cp.addons.llm.enabled],
+    ["llmRequestRouter", (cp) => cp.addons.llm.enabled],
+];
+type PdbKey = "cassandra" | "apikeys" | "grpcproxy" | "reval" | "llmApiGateway" | "llmRequestRouter";
+
 function pdbProblems(cp: ControlPlaneConfig): Problem[] {
-    const pdb = cp.cassandra.podDisruptionBudget;
-    const both = pdb.minAvailable !== undefined && pdb.maxUnavailable !== undefined;
-    const neither = pdb.minAvailable === undefined && pdb.maxUnavailable === undefined;
-    if (pdb.enabled && (both || neither)) {
+    return SERVICE_PDBS.flatMap(([key, installed]): Problem[] => {
+        const pdb = cp[key].podDisruptionBudget;
+        if (!pdb.enabled || !installed(cp)) return [];
+        const set = (v: number | string | undefined) => v !== undefined && v !== "";
+        const [min, max] = [set(pdb.minAvailable), set(pdb.maxUnavailable)];
+        if (min !== max) return [];
         return [
             {
-                path: "cassandra.podDisruptionBudget",
-                message: "podDisruptionBudget: set exactly one of minAvailable or maxUnavailable, not both",
+                path: `${key}.podDisruptionBudget`,
+                message: min
+                    ? "podDisruptionBudget: set exactly one of minAvailable or maxUnavailable, not both"
+                    : "podDisruptionBudget: set exactly one of minAvailable or maxUnavailable",
                 given: pdb,
+                allowed: min
+                    ? 'one bound; set the other to "" (base.yaml sets one, and a partial block keeps it)'
+                    : "minAvailable or maxUnavailable: a count or a percentage",
             },
         ];
-    }
-    return [];
+    });
 }
 
 function llmProblems(cp: ControlPlaneConfig): Problem[] {
@@ -388,7 +505,7 @@ function llmProblems(cp: ControlPlaneConfig): Problem[] {
 function nvcfUiProblems(cp: ControlPlaneConfig): Problem[] {
     const tag = cp.addons.nvcfUi.openbaoMigrations.image.tag;
     // global.yaml.gotmpl silently ignores a tag under its 0.16.2 floor; we say so instead.
-    if (cp.addons.nvcfUi.enabled && tag !== "" && compareVersions(tag, "0.16.2") < 0) {
+    if (cp.addons.nvcfUi.enabled && tag && compareVersions(tag, "0.16.2") < 0) {
         return [
             {
                 path: "addons.nvcfUi.openbaoMigrations.image.tag",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { eksClusterSchema } from "./aws-schema";
+import { overBundleBase } from "./bundle-base";
 import {
     chartVersion,
     dnsLabel,
@@ -47,8 +48,8 @@ const chartRepository = () =>
 /** The bundle's placeholder org/team: accepted here so the rules can say what it is. */
 const PLACEHOLDER_REPOSITORY = "YOUR_ORG/YOUR_TEAM";
 const line = () => g(singleLine);
-const annotations = () => stringMap(qualifiedName).default({});
-const labels = () => stringMap(qualifiedName, labelValue).default({});
+const annotations = () => stringMap(qualifiedName);
+const labels = () => stringMap(qualifiedName, labelValue);
 
 export const CHART_MANAGED_ANNOTATION_PREFIXES = ["checksum/", "vault.hashicorp.com/"] as const;
 export const RESERVED_ANNOTATION_PREFIX = "nvcf.nvidia.com/nats-worker-auth";
@@ -105,16 +106,17 @@ export const podAnnotations = z
     .transform((a) => a as Record<string, string>)
     .prefault({});
 
-const pdb = section({
-    enabled: z.boolean().default(false),
+/**
+ * A PodDisruptionBudget block of an NVCF chart. The charts fail unless exactly one bound is set,
+ * and read "" as unset (the rules say so before any chart does).
+ */
+const pdb = z.strictObject({
+    enabled: z.boolean(),
     minAvailable: pdbBound().optional(),
     maxUnavailable: pdbBound().optional(),
 });
-function pdbWith(defaults: { maxUnavailable?: number; minAvailable?: number }) {
-    return pdb.prefault(defaults);
-}
-const servicePdb = () => pdbWith({ maxUnavailable: 1 });
 
+/** A node selector of one workload type; null (the bundle's documented form) falls back to `all`. */
 const nodeSelectorEntry = z.strictObject({ key: g(qualifiedName), value: g(labelValue) }).nullable();
 export const toleration = z.looseObject({
     // "" with operator Exists tolerates every taint.
@@ -128,164 +130,176 @@ const tolerationList = z.array(toleration);
 
 function accountLimit(name: string, max: number) {
     const message = `accounts.limits.${name} must be greater than 0 and less than or equal to ${max}`;
-    return z.number().int().min(1, { message }).max(max, { message }).default(10);
+    return z.number().int().min(1, { message }).max(max, { message });
 }
 
 /** An image tag; "" (the bundle's default) leaves the chart's own. */
 const tag = () => orEmpty(tagGrammar);
 const pullPolicy = () => z.enum(PULL_POLICIES);
-const imageTag = section({ tag: tag().default("") });
+const optionalTag = () => section({ tag: tag().optional() });
+/** Where an observability component comes from: the stack installs it, it exists already, or none. */
+const componentMode = () => z.enum(["install", "existing", "disabled"]).optional();
+/** A route's backend Service, as the nvcf-ui values read it (a partial override keeps the other fields). */
+const backend = () =>
+    z.strictObject({ name: g(dnsLabel).optional(), namespace: g(dnsLabel).optional(), port: port().optional() }).optional();
+function route<T extends z.core.$ZodLooseShape = Record<never, never>>(extra: T = {} as T) {
+    return z.strictObject({ routeAnnotations: annotations(), backend: backend(), ...extra });
+}
+function gateway<T extends z.core.$ZodLooseShape = Record<never, never>>(extra: T = {} as T) {
+    return z.strictObject({ name: orEmpty(dnsSubdomain), namespace: orEmpty(dnsLabel), ...extra });
+}
+const chartVersionKey = () => g(chartVersion, { message: "version must be a semantic version" });
+const quantity = () =>
+    z.string().regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/, { message: "must be a Kubernetes quantity such as 10Gi" });
 
-export const controlPlaneSchema = z.strictObject({
-    global: section({
-        domain: g(dnsSubdomain, { message: "global.domain must be a DNS name", allowed: false }).default("localhost"),
-        helm: section({
-            sources: section({
-                registry: g(registryHost).default("nvcr.io"),
-                repository: g(repositoryPath, { also: [PLACEHOLDER_REPOSITORY] }).default(PLACEHOLDER_REPOSITORY),
+/**
+ * The environment's shape, key for key as NVIDIA's `environments/<env>.yaml`. A key of the
+ * bundle's `base.yaml` files has no default here: `controlPlaneSchema` merges the environment over
+ * them first (config/bundle-base.ts). The defaults below are those of keys the bundle's templates
+ * read with a fallback of their own, of the NVCF 1.1.0 keys, and of this program's own keys.
+ */
+export const environmentSchema = z.strictObject({
+    global: z.strictObject({
+        domain: g(dnsSubdomain, { message: "global.domain must be a DNS name", allowed: false }),
+        helm: z.strictObject({
+            sources: z.strictObject({
+                registry: g(registryHost),
+                repository: g(repositoryPath, { also: [PLACEHOLDER_REPOSITORY] }),
                 url: url(/^https?$/).optional(),
                 username: g(registryUsername).optional(),
+                // The bundle reads a password here; this program keeps it a Pulumi secret instead.
+                password: z
+                    .unknown()
+                    .refine(() => false, {
+                        message:
+                            "a password does not belong in the stack file: set it with `pulumi config set --secret chartRegistryPassword`",
+                        params: { allowed: "no password here (the chartRegistryPassword secret, or ngcApiKey)" },
+                    })
+                    .optional(),
                 path: g(filePath).optional(),
             }),
         }),
-        imagePullSecrets: z.array(z.strictObject({ name: g(dnsSubdomain) })).default([]),
-        image: section({
-            registry: g(registryHost).default("nvcr.io"),
-            repository: g(repositoryPath, { also: [PLACEHOLDER_REPOSITORY] }).default(PLACEHOLDER_REPOSITORY),
+        imagePullSecrets: z.array(z.strictObject({ name: g(dnsSubdomain) })),
+        image: z.strictObject({
+            registry: g(registryHost),
+            repository: g(repositoryPath, { also: [PLACEHOLDER_REPOSITORY] }),
         }),
-        workerEndpoints: section({
-            nvcfServiceURL: line().default(""),
-            nvcfGrpcServiceURL: line().default(""),
-            nvcfNatsServiceURL: line().default(""),
-            essServiceURL: line().default(""),
-            nvctServiceURL: line().default(""),
-            nvctGrpcServiceURL: line().default(""),
-            invocationServiceURL: line().default(""),
-            grpcProxyWorkerConnectURL: line().default(""),
-            llmRequestRouterAddress: line().default(""),
+        workerEndpoints: z.strictObject({
+            nvcfServiceURL: line(),
+            nvcfGrpcServiceURL: line(),
+            nvcfNatsServiceURL: line(),
+            essServiceURL: line(),
+            nvctServiceURL: line(),
+            nvctGrpcServiceURL: line(),
+            invocationServiceURL: line(),
+            grpcProxyWorkerConnectURL: line(),
+            llmRequestRouterAddress: line(),
         }),
-        nodeSelectors: section({
-            enabled: z.boolean().default(false),
+        nodeSelectors: z.strictObject({
+            enabled: z.boolean(),
             all: nodeSelectorEntry.optional(),
-            vault: nodeSelectorEntry.default({ key: "nvcf.nvidia.com/workload", value: "vault" }),
-            cassandra: nodeSelectorEntry.default({ key: "nvcf.nvidia.com/workload", value: "cassandra" }),
-            controlplane: nodeSelectorEntry.default({
-                key: "nvcf.nvidia.com/workload",
-                value: "control-plane",
-            }),
+            vault: nodeSelectorEntry.optional(),
+            cassandra: nodeSelectorEntry.optional(),
+            controlplane: nodeSelectorEntry.optional(),
             worker: nodeSelectorEntry.optional(),
         }),
-        tolerations: section({
-            enabled: z.boolean().default(false),
-            all: tolerationList.default([]),
-            vault: tolerationList.optional(),
-            cassandra: tolerationList.optional(),
-            controlplane: tolerationList.optional(),
-            worker: tolerationList.optional(),
+        tolerations: z.strictObject({
+            enabled: z.boolean(),
+            all: tolerationList.nullable().optional(),
+            vault: tolerationList.nullable().optional(),
+            cassandra: tolerationList.nullable().optional(),
+            controlplane: tolerationList.nullable().optional(),
+            worker: tolerationList.nullable().optional(),
         }),
-        storageClass: orEmpty(dnsSubdomain).default(""),
-        storageSize: z
-            .string()
-            .regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/, { message: "must be a Kubernetes quantity such as 10Gi" })
-            .default("10Gi"),
-        observability: section({
-            tracing: section({
-                enabled: z.boolean().default(false),
-                collectorEndpoint: line().default(""),
-                collectorPort: port().default(4317),
-                collectorProtocol: z.enum(["http", "https", "grpc"]).default("http"),
+        storageClass: orEmpty(dnsSubdomain),
+        storageSize: quantity(),
+        observability: z.strictObject({
+            tracing: z.strictObject({
+                enabled: z.boolean(),
+                collectorEndpoint: line(),
+                collectorPort: port(),
+                collectorProtocol: z.enum(["http", "https", "grpc"]),
             }),
-            metrics: section({ enabled: z.boolean().default(false) }),
+            metrics: z.strictObject({ enabled: z.boolean() }),
         }),
     }),
 
-    observability: section({
-        profile: z
-            .enum(["disabled", "control", "compute", "all"], {
-                message: "observability.profile must be disabled, control, compute, or all",
-            })
-            .default("control"),
-        namespace: g(dnsLabel).default("monitoring"),
+    observability: z.strictObject({
+        profile: z.enum(["disabled", "control", "compute", "all"], {
+            message: "observability.profile must be disabled, control, compute, or all",
+        }),
+        namespace: g(dnsLabel),
         /** Where the bundle's local charts (nvcf-otel-collector, nvcf-default-monitors) are. */
         chartsPath: g(filePath).optional(),
-    }),
-    metricsBackend: section({
-        mode: z.enum(["install", "existing"]).default("install"),
-        remoteWriteEndpoint: line().default(""),
-        promqlEndpoint: line().default(""),
-        authentication: section({
-            mode: z.enum(["none", "token", "mtls"]).default("none"),
-            authnEndpoint: line().default(""),
-            clientCertificatePath: line().default(""),
-            clientPrivateKeyPath: line().default(""),
+        /** Each unset mode is `install` with a profile, `disabled` without (config/derived-facts.ts). */
+        components: section({
+            prometheusOperatorCrds: section({ mode: componentMode() }),
+            otelOperator: section({ mode: componentMode() }),
+            collector: section({ mode: componentMode() }),
+            targetAllocator: section({ mode: componentMode() }),
+            discoveryRbac: section({ mode: componentMode() }),
         }),
     }),
-    prometheusOperatorCrds: section({
-        values: freeMap.default({
-            crds: Object.fromEntries(
-                [
-                    "alertmanagerconfigs",
-                    "alertmanagers",
-                    "podmonitors",
-                    "probes",
-                    "prometheusagents",
-                    "prometheuses",
-                    "prometheusrules",
-                    "scrapeconfigs",
-                    "servicemonitors",
-                    "thanosrulers",
-                ].map((crd) => [crd, { enabled: crd === "podmonitors" || crd === "servicemonitors" }]),
-            ),
+    metricsBackend: z.strictObject({
+        /** victoriaMetrics with mode install, external with mode existing (the observability bundle's rule). */
+        type: z.enum(["victoriaMetrics", "external"]),
+        /** Unset: install with a profile, disabled without. */
+        mode: componentMode(),
+        remoteWriteEndpoint: line(),
+        promqlEndpoint: line(),
+        authentication: z.strictObject({
+            mode: z.enum(["none", "token", "mtls"], { message: "metricsBackend.authentication.mode must be none, token, or mtls" }),
+            authnEndpoint: line(),
+            clientCertificatePath: line(),
+            clientPrivateKeyPath: line(),
         }),
     }),
-    opentelemetryOperator: section({
-        admissionWebhooks: section({
-            certManager: section({ enabled: z.boolean().default(false) }),
-            autoGenerateCert: section({ recreate: z.boolean().default(false) }),
-        }),
-        manager: section({
-            collectorImage: freeMap.default({
-                repository: "ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib",
-                tag: "0.129.1",
-            }),
-            targetAllocatorImage: freeMap.optional(),
-        }),
+    prometheusOperatorCrds: z.strictObject({
+        version: chartVersionKey(),
+        namespace: g(dnsLabel).optional(),
+        values: freeMap,
     }),
-    collector: section({
-        collectorName: g(dnsLabel).default("nvcf-observability"),
-        image: g(imageReference).default("ghcr.io/open-telemetry/opentelemetry-collector-releases/opentelemetry-collector-contrib:0.129.1"),
-        targetAllocator: freeMap.default({
-            allocationStrategy: "consistent-hashing",
-            prometheusCR: {
-                enabled: true,
-                serviceMonitorSelector: { matchLabels: { "nvcf.nvidia.com/observability-target": "true" } },
-                podMonitorSelector: { matchLabels: { "nvcf.nvidia.com/observability-target": "true" } },
-                serviceMonitorNamespaceSelector: {},
-                podMonitorNamespaceSelector: {},
-            },
+    opentelemetryOperator: z.strictObject({
+        version: chartVersionKey(),
+        namespace: g(dnsLabel).optional(),
+        admissionWebhooks: z.strictObject({
+            certManager: z.strictObject({ enabled: z.boolean() }),
+            autoGenerateCert: z.strictObject({ recreate: z.boolean() }),
         }),
-        config: freeMap.default({ receivers: { prometheus: { config: { scrape_configs: [] } } } }),
+        manager: z.strictObject({ collectorImage: freeMap, targetAllocatorImage: freeMap.optional() }),
     }),
-    defaultMonitors: freeMap.default({}),
+    collector: z.strictObject({
+        namespace: g(dnsLabel).optional(),
+        collectorName: g(dnsLabel),
+        image: g(imageReference),
+        targetAllocator: freeMap,
+        config: freeMap,
+    }),
+    victoriaMetrics: z.strictObject({
+        version: chartVersionKey(),
+        namespace: g(dnsLabel).optional(),
+        server: z.strictObject({
+            // The values file quotes it: 1 and "1" are the same one month.
+            retentionPeriod: z.union([z.string(), z.number()]).transform(String),
+            persistentVolume: z.strictObject({ enabled: z.boolean(), size: quantity(), storageClass: orEmpty(dnsSubdomain) }),
+            resources: freeMap,
+        }),
+        serviceMonitor: z.strictObject({ enabled: z.boolean() }),
+    }),
+    // Passed to the default-monitors chart whole; `namespace` is also that release's namespace.
+    defaultMonitors: z.looseObject({ namespace: g(dnsLabel).optional() }),
 
-    functionAutoscaler: section({
-        region: line().default("local"),
-        cassandra: section({
-            contactPoints: line().default("cassandra.cassandra-system.svc.cluster.local"),
-            isDevelopment: z.boolean().default(false),
-        }),
-        nvcfApi: section({
-            grpcAddress: line().default("http://api.nvcf.svc.cluster.local:9090"),
-            disableAuth: z.boolean().default(false),
-            dryRun: z.boolean().default(false),
-        }),
-        timeseriesDb: section({ ignoreEnv: z.boolean().default(true) }),
-        image: imageTag,
+    functionAutoscaler: z.strictObject({
+        region: line(),
+        cassandra: z.strictObject({ contactPoints: line(), isDevelopment: z.boolean() }),
+        nvcfApi: z.strictObject({ grpcAddress: line(), disableAuth: z.boolean(), dryRun: z.boolean() }),
+        timeseriesDb: z.strictObject({ ignoreEnv: z.boolean() }),
+        image: optionalTag(),
     }),
 
-    accounts: section({
+    accounts: z.strictObject({
         // The bundle silently turns an accounts.limits value of 0 into its default; here 0 is an error.
-        limits: section({
+        limits: z.strictObject({
             maxFunctions: accountLimit("maxFunctions", 50),
             maxTasks: accountLimit("maxTasks", 50),
             maxTelemetries: accountLimit("maxTelemetries", 25),
@@ -293,9 +307,10 @@ export const controlPlaneSchema = z.strictObject({
         }),
     }),
 
-    nats: section({
-        enabled: z.boolean().default(true),
-        podDisruptionBudget: freeMap.default({ enabled: false, merge: { spec: { minAvailable: 2 } } }),
+    nats: z.strictObject({
+        enabled: z.boolean(),
+        // The upstream nats chart's own block (`merge` patches the PDB object).
+        podDisruptionBudget: freeMap,
         workerAuth: z.enum(["nkey", "token"], { message: "nats.workerAuth must be nkey or token" }).default("nkey"),
         authCallout: section({
             workerTokenAuth: section({
@@ -305,54 +320,62 @@ export const controlPlaneSchema = z.strictObject({
         podAnnotations,
     }),
 
-    cassandra: section({
-        enabled: z.boolean().default(true),
+    cassandra: z.strictObject({
+        enabled: z.boolean(),
         replicaCount: int32(1).default(3),
-        resourcesPreset: z.enum(["none", "nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"]).default("xlarge"),
-        podDisruptionBudget: pdbWith({ minAvailable: 2 }),
-        image: imageTag,
+        resourcesPreset: z.enum(["none", "nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"]),
+        podDisruptionBudget: pdb,
+        image: optionalTag(),
         migrations: section({
-            image: section({ tag: tag().default(""), pullPolicy: pullPolicy().default("") }),
+            image: section({ tag: tag().optional(), pullPolicy: pullPolicy().optional() }),
         }),
     }),
 
-    certManager: section({
-        enabled: z.boolean().default(true),
+    certManager: z.strictObject({
+        enabled: z.boolean(),
         /** The runbook keeps the cert-manager namespace unless its removal is confirmed. */
         deleteNamespaceOnDestroy: z.boolean().default(false),
     }),
 
-    openbao: section({
-        enabled: z.boolean().default(true),
-        migrations: z
-            .looseObject({
-                issuerDiscovery: section({ enabled: z.boolean().default(false) }),
-                image: imageTag,
-            })
-            .prefault({}),
-        injector: section({
-            replicas: int32(1).default(2),
-            webhook: freeMap.default({ failurePolicy: "Ignore" }),
-            podDisruptionBudget: section({ minAvailable: int32(0).default(1) }),
+    openbao: z.strictObject({
+        enabled: z.boolean(),
+        // Passed to the chart whole, `image` aside (global.yaml.gotmpl builds it).
+        migrations: z.looseObject({
+            issuerDiscovery: z.looseObject({ enabled: z.boolean() }),
+            image: optionalTag(),
         }),
-        server: section({
-            ha: section({ disruptionBudget: pdbWith({ maxUnavailable: 1 }) }),
+        injector: z.strictObject({
+            replicas: int32(1),
+            webhook: freeMap,
+            podDisruptionBudget: z.strictObject({ minAvailable: int32(0) }),
+        }),
+        server: z.strictObject({
+            ha: z.strictObject({
+                disruptionBudget: z.strictObject({
+                    enabled: z.boolean(),
+                    minAvailable: pdbBound().optional(),
+                    // null: the upstream chart derives it from the replica count.
+                    maxUnavailable: pdbBound().nullable().optional(),
+                }),
+            }),
             annotations: podAnnotations,
         }),
+        /** The JWT secrets plugin's upgrade path (1.0.4 upgrade): `bridge` keeps the old plugin beside the new one, then `versioned`. Unset: the chart's default. */
+        jwtPluginLifecycle: section({ mode: z.enum(["bridge", "versioned"]).optional() }),
     }),
 
-    addons: section({
-        lls: section({
-            enabled: z.boolean().default(false),
-            hmacRotation: section({ image: imageTag }),
+    addons: z.strictObject({
+        lls: z.strictObject({
+            enabled: z.boolean(),
+            hmacRotation: section({ image: optionalTag() }),
         }),
-        llm: section({
-            enabled: z.boolean().default(false),
-            pki: section({
-                enabled: z.boolean().default(false),
-                mode: z.enum(["certManager", "existingSecret"]).default("certManager"),
-                allowedDomains: line().default(""),
-                dnsNames: z.array(g(hostname)).default([]),
+        llm: z.strictObject({
+            enabled: z.boolean(),
+            pki: z.strictObject({
+                enabled: z.boolean(),
+                mode: z.enum(["certManager", "existingSecret"]),
+                allowedDomains: line(),
+                dnsNames: z.array(g(hostname)),
                 secretName: g(dnsSubdomain).optional(),
                 issuerKind: z.enum(["ClusterIssuer", "Issuer"]).default("ClusterIssuer"),
                 issuerName: g(dnsSubdomain).default("nvcf-openbao-pki"),
@@ -373,8 +396,8 @@ export const controlPlaneSchema = z.strictObject({
                 image: section({
                     registry: g(registryHost).optional(),
                     repository: g(repositoryPath).optional(),
-                    tag: tag().default(""),
-                    pullPolicy: pullPolicy().default(""),
+                    tag: tag().optional(),
+                    pullPolicy: pullPolicy().optional(),
                 }),
                 auth: section({ grpcInsecure: z.boolean().default(false) }),
                 metrics: section({
@@ -392,53 +415,53 @@ export const controlPlaneSchema = z.strictObject({
                 loadBalancer: freeMap.optional(),
             }),
         }),
-        vanityGateway: section({
-            enabled: z.boolean().default(false),
-            replicaCount: int32(0).default(2),
-            image: section({ tag: tag().default(""), pullPolicy: pullPolicy().default("IfNotPresent") }),
-            config: section({
-                mappingPath: g(filePath).default("/etc/vanity-gateway/config/config.yaml"),
-                nvcfApiEndpoint: line().default("http://invocation.nvcf.svc.cluster.local:8080"),
-                secretsPath: line().default(""),
-                privateModelNameRegexPattern: z.string().default(""),
-                awsRegion: line().default(""),
-                shadowMaxConcurrent: int32(1).default(256),
+        vanityGateway: z.strictObject({
+            enabled: z.boolean(),
+            replicaCount: int32(0),
+            image: z.strictObject({ tag: tag(), pullPolicy: pullPolicy() }),
+            config: z.strictObject({
+                mappingPath: g(filePath),
+                nvcfApiEndpoint: line(),
+                secretsPath: line(),
+                privateModelNameRegexPattern: z.string(),
+                awsRegion: line(),
+                shadowMaxConcurrent: int32(1),
             }),
-            mappingConfig: freeMap.default({ v2config: { openai: {}, vanity: {} } }),
-            serviceMonitor: section({
-                enabled: z.boolean().default(false),
+            mappingConfig: freeMap,
+            serviceMonitor: z.strictObject({
+                enabled: z.boolean(),
                 interval: g({
                     what: "a Prometheus duration",
                     allowed: "a duration such as 30s, 1m or 1h30m",
                     check: (v) => (/^([0-9]+(ms|s|m|h|d|w|y))+$/.test(v) ? undefined : "it is not a number and a unit"),
-                }).default("60s"),
+                }),
                 labels: labels(),
             }),
-            service: freeMap.default({}),
-            serviceAccount: freeMap.default({}),
+            service: freeMap,
+            serviceAccount: freeMap,
             podAnnotations,
             podLabels: labels(),
-            podSecurityContext: freeMap.default({}),
-            securityContext: freeMap.default({}),
-            resources: freeMap.default({}),
+            podSecurityContext: freeMap,
+            securityContext: freeMap,
+            resources: freeMap,
             nodeSelector: labels(),
-            tolerations: tolerationList.default([]),
-            affinity: freeMap.default({}),
+            tolerations: tolerationList,
+            affinity: freeMap,
         }),
-        nvcfUi: section({
-            enabled: z.boolean().default(false),
-            openbaoMigrations: section({ image: imageTag }),
+        nvcfUi: z.strictObject({
+            enabled: z.boolean(),
+            openbaoMigrations: section({ image: optionalTag() }),
         }),
     }),
 
-    stateMetrics: section({
-        enabled: z.boolean().default(true),
-        serviceMonitor: section({ enabled: z.boolean().default(false) }),
+    stateMetrics: z.strictObject({
+        enabled: z.boolean(),
+        serviceMonitor: z.strictObject({ enabled: z.boolean() }),
     }),
-    rateLimiter: section({
-        enabled: z.boolean().default(true),
-        replicaCount: int32(1).default(1),
-        podDisruptionBudget: servicePdb(),
+    rateLimiter: z.strictObject({
+        enabled: z.boolean(),
+        replicaCount: int32(1),
+        podDisruptionBudget: pdb,
     }),
 
     api: section({
@@ -456,20 +479,20 @@ export const controlPlaneSchema = z.strictObject({
         icmsBaseUrl: line().optional(),
         jwt: section({ issuerUri: line().optional(), jwkSetUri: line().optional() }),
     }),
-    apikeys: section({ podAnnotations, podDisruptionBudget: servicePdb() }),
-    ess: section({ podAnnotations, podDisruptionBudget: servicePdb() }),
-    invocation: section({
+    apikeys: z.strictObject({ podAnnotations, podDisruptionBudget: pdb }),
+    ess: z.strictObject({ podAnnotations, podDisruptionBudget: pdb }),
+    invocation: z.strictObject({
         podAnnotations,
-        podDisruptionBudget: servicePdb(),
+        podDisruptionBudget: pdb,
         // base.yaml's invocation.env is dead config (global.yaml.gotmpl never reads it); accepted so env files carry over.
-        env: z.record(z.string(), z.string()).optional(),
+        env: z.record(z.string(), z.unknown()),
         tracing: section({ baggageAttributeAllowlist: z.array(line()).optional() }),
     }),
-    grpcproxy: section({
+    grpcproxy: z.strictObject({
         podAnnotations,
-        podDisruptionBudget: servicePdb(),
-        nvcfGrpcServiceURL: line().default(""),
-        workerConnectBaseURL: line().default(""),
+        podDisruptionBudget: pdb,
+        nvcfGrpcServiceURL: line(),
+        workerConnectBaseURL: line(),
     }),
     natsAuthCalloutService: section({
         podAnnotations,
@@ -483,58 +506,36 @@ export const controlPlaneSchema = z.strictObject({
                 .optional(),
         }),
     }),
-    sis: section({ image: imageTag }),
-    adminIssuerProxy: section({
+    sis: section({ image: optionalTag() }),
+    adminIssuerProxy: z.strictObject({
         enabled: z.boolean().default(true),
         gateway: section({ enabled: z.boolean().default(true) }),
-        podDisruptionBudget: servicePdb(),
+        podDisruptionBudget: pdb,
     }),
-    functionautoscaler: section({ podDisruptionBudget: servicePdb() }),
-    reval: section({ podDisruptionBudget: servicePdb() }),
-    llmApiGateway: section({ podDisruptionBudget: servicePdb() }),
-    llmRequestRouter: section({ podDisruptionBudget: servicePdb() }),
+    functionautoscaler: z.strictObject({ podDisruptionBudget: pdb }),
+    reval: z.strictObject({ podDisruptionBudget: pdb }),
+    llmApiGateway: z.strictObject({ podDisruptionBudget: pdb }),
+    llmRequestRouter: z.strictObject({ podDisruptionBudget: pdb }),
 
-    ingress: section({
-        gatewayApi: section({
-            enabled: z.boolean().default(true),
+    ingress: z.strictObject({
+        gatewayApi: z.strictObject({
+            enabled: z.boolean(),
             // "" is the bundle's unset; the rules require it where the release needs it.
-            controllerNamespace: orEmpty(dnsLabel).default(""),
-            routes: section({
-                nvcfApi: section({
-                    routeAnnotations: annotations(),
-                    grpc: section({ enabled: z.boolean().default(false), hostnames: z.array(g(hostname)).default([]) }),
-                }),
-                nvctApi: section({
-                    routeAnnotations: annotations(),
-                    grpc: section({ enabled: z.boolean().default(false), hostnames: z.array(g(hostname)).default([]) }),
-                }),
-                apiKeys: section({ routeAnnotations: annotations() }),
-                invocation: section({ routeAnnotations: annotations() }),
-                llmInvocation: section({ routeAnnotations: annotations() }),
-                vanityGateway: section({
-                    hostnames: z.array(g(hostname)).default([]),
-                    routeAnnotations: annotations(),
-                    backend: section({
-                        name: g(dnsLabel).default("vanity-gateway"),
-                        namespace: g(dnsLabel).default("nvcf"),
-                        port: port().default(8080),
-                    }),
-                }),
-                nvcfUi: section({ routeAnnotations: annotations() }),
-                grpc: section({ routeAnnotations: annotations() }),
-                grpcWorker: section({
-                    enabled: z.boolean().default(false),
-                    listenerName: g(dnsLabel).default("worker-tcp"),
-                    routeAnnotations: annotations(),
-                }),
-                nats: section({
-                    enabled: z.boolean().default(false),
-                    routeAnnotations: annotations(),
-                }),
-                ess: section({
-                    enabled: z.boolean().default(false),
-                    routeAnnotations: annotations(),
-                }),
+            controllerNamespace: orEmpty(dnsLabel),
+            routes: z.strictObject({
+                nvcfApi: route({ grpc: z.strictObject({ enabled: z.boolean(), hostnames: z.array(g(hostname)) }) }),
+                nvctApi: route({ grpc: z.strictObject({ enabled: z.boolean(), hostnames: z.array(g(hostname)) }) }),
+                apiKeys: route(),
+                invocation: route(),
+                llmInvocation: route(),
+                vanityGateway: route({ hostnames: z.array(g(hostname)) }),
+                nvcfUi: route(),
+                grpc: route(),
+                grpcWorker: route({ enabled: z.boolean(), listenerName: g(dnsLabel) }),
+                nats: route({ enabled: z.boolean() }),
+                ess: route({ enabled: z.boolean() }),
+                // Not a route of the routes chart: only the nvcf-ui values read its backend.
+                sis: z.strictObject({ backend: backend() }).optional(),
             }),
             /**
              * Not in the bundle: the Gateway prerequisites (CRDs, Envoy Gateway, GatewayClass and
@@ -547,25 +548,24 @@ export const controlPlaneSchema = z.strictObject({
                 gatewayClassName: g(dnsSubdomain).default("eg"),
                 envoyGateway: section({
                     /** Required when enabled: the reference pins no Envoy Gateway chart version. */
-                    version: g(chartVersion, { message: "version must be a semantic version" }).optional(),
+                    version: chartVersionKey().optional(),
                     repository: chartRepository(),
                     values: freeMap.default({}),
                 }),
             }),
-            gateways: section({
-                shared: section({ name: orEmpty(dnsSubdomain).default(""), namespace: orEmpty(dnsLabel).default("") }),
-                grpc: section({ name: orEmpty(dnsSubdomain).default(""), namespace: orEmpty(dnsLabel).default("") }),
-                nats: section({
-                    name: orEmpty(dnsSubdomain).default(""),
-                    namespace: orEmpty(dnsLabel).default(""),
-                    listenerName: g(dnsLabel).default("nats"),
-                }),
+            gateways: z.strictObject({
+                shared: gateway(),
+                grpc: gateway(),
+                nats: gateway({ listenerName: g(dnsLabel) }),
             }),
         }),
     }),
 });
 
-export type ControlPlaneConfig = z.infer<typeof controlPlaneSchema>;
+/** The environment as the program uses it: the user's keys deep-merged over the bundle's base.yaml, then checked. */
+export const controlPlaneSchema = z.preprocess(overBundleBase, environmentSchema);
+
+export type ControlPlaneConfig = z.output<typeof environmentSchema>;
 
 /** The equivalent of a Helmfile release's own `values:` block, plus a spot-upgrade version pin. */
 export const releaseOverrideSchema = z.strictObject({

@@ -15,12 +15,13 @@ export function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[
 }
 
 /** The schema inside the wrappers that do not change its shape. */
-function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
+export function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
     let current = schema;
     for (let i = 0; current && i < 10; i++) {
         const def = current._zod.def as unknown as Record<string, unknown>;
         if (def.innerType) current = def.innerType as z.ZodType;
-        else if (def.type === "pipe") current = def.in as z.ZodType;
+        // A preprocess is a pipe from a transform into the schema that checks the result.
+        else if (def.type === "pipe") current = ((def.in as z.ZodType)._zod.def.type === "transform" ? def.out : def.in) as z.ZodType;
         else break;
     }
     return current;

@@ -57,7 +57,7 @@ function withoutNpmWarnings(stderr: string): string {
 
 // No end-to-end tools anywhere: an empty cache directory and no E2E_* variables.
 const unsetE2eTools =
-    "unset E2E_ETCD E2E_KUBE_APISERVER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
+    "unset E2E_ETCD E2E_KUBE_APISERVER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS E2E_HELM NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
 const e2eWithoutTools = (commandLine: string) =>
     inBackground(() => inTempDir("nvcf-e2e-cache-", (cache) => sh(`${unsetE2eTools}${commandLine}`, { NVCF_E2E_CACHE: cache })));
 
@@ -223,7 +223,7 @@ describe("the command lines", () => {
             assert.equal(res.stdout, "");
             assert.match(
                 res.stderr,
-                /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, pulumi, kubernetesProvider, languageHost /,
+                /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, pulumi, kubernetesProvider, languageHost, helm /,
             );
             assert.match(res.stderr, /scripts\/e2e\/build-tools\.sh/);
         });

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import * as pulumi from "@pulumi/pulumi";
 import { RELEASE_NAMES } from "../components/control-plane/catalog";
 import { RESERVED_PULL_SECRET_NAMES } from "../config/compute-plane-schema";
-import { controlPlaneSchema } from "../config/schema";
+import { environmentSchema } from "../config/schema";
 import { assertProblems, configError, devRaw, parse } from "./support/raw-config";
 
 // parseSettings on raw config built in the test: no Pulumi program runs. Each test asserts the
@@ -26,6 +26,7 @@ describe("parseSettings on a good config", () => {
             "registry",
             "computePlanes",
             "openbaoAccess",
+            "openbaoRollout",
             "dns",
             "checks",
             "computePlaneKubeconfigNames",
@@ -59,6 +60,7 @@ describe("each key by its schema: every problem of the parse at once", () => {
             "registry",
             "computePlanes",
             "openbaoAccess",
+            "openbaoRollout",
             "dns",
             "checks",
             "ngcApiKey",
@@ -155,7 +157,7 @@ describe("each key by its schema: every problem of the parse at once", () => {
                 key: `${CP}.natz`,
                 message: 'unknown key (did you mean "nats"?)',
                 given: { workerAuth: "token" },
-                allowed: Object.keys(controlPlaneSchema.shape).join(", "),
+                allowed: Object.keys(environmentSchema.shape).join(", "),
             },
         ]);
     });
@@ -373,6 +375,42 @@ describe("cross-key rules of the control plane", () => {
         parse(devRaw({ controlPlane: { nats: { enabled: false }, openbao: { enabled: false } } }));
     });
 
+    test("the OpenBao JWT plugin lifecycle: bridge or versioned, and only with OpenBao on", () => {
+        for (const mode of ["bridge", "versioned"]) {
+            const settings = parse(devRaw({ controlPlane: { openbao: { jwtPluginLifecycle: { mode } } } }));
+            assert.equal(settings.controlPlane.openbao.jwtPluginLifecycle.mode, mode);
+        }
+        assert.equal(parse(devRaw()).controlPlane.openbao.jwtPluginLifecycle.mode, undefined, "unset by default");
+        assertProblems(devRaw({ controlPlane: { openbao: { jwtPluginLifecycle: { mode: "latest" } } } }), [
+            {
+                key: `${CP}.openbao.jwtPluginLifecycle.mode`,
+                message: 'Invalid option: expected one of "bridge"|"versioned"',
+                given: "latest",
+            },
+        ]);
+        assertProblems(
+            devRaw({ controlPlane: { nats: { enabled: false }, openbao: { enabled: false, jwtPluginLifecycle: { mode: "bridge" } } } }),
+            [
+                {
+                    key: `${CP}.openbao.jwtPluginLifecycle.mode`,
+                    message: "the JWT plugin lifecycle is OpenBao's, and openbao.enabled is false",
+                    given: "bridge",
+                    allowed: "unset while openbao.enabled is false",
+                },
+            ],
+        );
+    });
+
+    test("openbaoRollout: on by default, its timeouts bounded", () => {
+        assert.deepEqual(parse(devRaw()).openbaoRollout, { enabled: true, memberTimeoutSeconds: 600, pollSeconds: 5 });
+        const off = parse(devRaw({ values: { openbaoRollout: { enabled: false } } }));
+        assert.equal(off.openbaoRollout.enabled, false);
+        assertProblems(devRaw({ values: { openbaoRollout: { memberTimeoutSeconds: 5, pollSeconds: 0 } } }), [
+            { key: `${P}:openbaoRollout.memberTimeoutSeconds`, message: "Too small: expected number to be >=10", given: 5 },
+            { key: `${P}:openbaoRollout.pollSeconds`, message: "Too small: expected number to be >=1", given: 0 },
+        ]);
+    });
+
     test("adminIssuerProxy.enabled false combined with adminIssuerProxy.gateway.enabled false", () => {
         assertProblems(devRaw({ controlPlane: { adminIssuerProxy: { enabled: false, gateway: { enabled: false } } } }), [
             {
@@ -446,7 +484,7 @@ describe("cross-key rules of the control plane", () => {
     });
 
     test("an existing metrics backend needs its remote-write URL, and its PromQL URL for the autoscaler", () => {
-        assertProblems(devRaw({ controlPlane: { metricsBackend: { mode: "existing" } } }), [
+        assertProblems(devRaw({ controlPlane: { metricsBackend: { mode: "existing", type: "external" } } }), [
             {
                 key: `${CP}.metricsBackend.remoteWriteEndpoint`,
                 message: "is required when metricsBackend.mode=existing",
@@ -460,14 +498,77 @@ describe("cross-key rules of the control plane", () => {
                 allowed: "the PromQL URL of your metrics backend",
             },
         ]);
-        assertProblems(devRaw({ controlPlane: { metricsBackend: { mode: "existing" }, observability: { profile: "compute" } } }), [
-            { key: `${CP}.metricsBackend.remoteWriteEndpoint`, message: "is required when metricsBackend.mode=existing" },
-        ]);
+        assertProblems(
+            devRaw({ controlPlane: { metricsBackend: { mode: "existing", type: "external" }, observability: { profile: "compute" } } }),
+            [{ key: `${CP}.metricsBackend.remoteWriteEndpoint`, message: "is required when metricsBackend.mode=existing" }],
+        );
         parse(devRaw({ controlPlane: { metricsBackend: { mode: "existing" }, observability: { profile: "disabled" } } }));
     });
 
-    test("mtls authentication needs both the client certificate and key paths", () => {
+    test("the backend's type follows its mode, as the observability bundle requires", () => {
         const existing = { mode: "existing", remoteWriteEndpoint: "http://vm/api/v1/write", promqlEndpoint: "http://vm" };
+        assertProblems(devRaw({ controlPlane: { metricsBackend: existing } }), [
+            {
+                key: `${CP}.metricsBackend.type`,
+                message: 'metricsBackend.type must be external when metricsBackend.mode=existing, got "victoriaMetrics"',
+                given: "victoriaMetrics",
+                allowed: "external",
+            },
+        ]);
+        assertProblems(devRaw({ controlPlane: { metricsBackend: { type: "external" } } }), [
+            {
+                key: `${CP}.metricsBackend.type`,
+                message: 'metricsBackend.type must be victoriaMetrics when metricsBackend.mode=install, got "external"',
+                given: "external",
+                allowed: "victoriaMetrics, or metricsBackend.mode: existing",
+            },
+        ]);
+        parse(devRaw({ controlPlane: { metricsBackend: { ...existing, type: "external" } } }));
+    });
+
+    test("the observability components' modes: the bundle's rules between them", () => {
+        const components = (modes: Record<string, string>) =>
+            devRaw({
+                controlPlane: {
+                    observability: { components: Object.fromEntries(Object.entries(modes).map(([c, mode]) => [c, { mode }])) },
+                },
+            });
+        parse(components({ prometheusOperatorCrds: "existing", otelOperator: "existing" }));
+        parse(components({ collector: "disabled", targetAllocator: "disabled", discoveryRbac: "disabled" }));
+        assertProblems(components({ otelOperator: "disabled", prometheusOperatorCrds: "disabled" }), [
+            {
+                key: `${CP}.observability.components.otelOperator.mode`,
+                message:
+                    "observability.components.otelOperator.mode cannot be disabled when the collector is installed; use existing for a customer-managed operator",
+            },
+            {
+                key: `${CP}.observability.components.prometheusOperatorCrds.mode`,
+                message:
+                    "observability.components.prometheusOperatorCrds.mode cannot be disabled for an enabled profile because default monitors require the APIs; use existing for customer-managed CRDs",
+            },
+        ]);
+        assertProblems(components({ collector: "existing" }), [
+            {
+                key: `${CP}.observability.components.targetAllocator.mode`,
+                message: "observability.components.targetAllocator.mode=install requires observability.components.collector.mode=install",
+            },
+            {
+                key: `${CP}.observability.components.discoveryRbac.mode`,
+                message: "observability.components.discoveryRbac.mode=install requires observability.components.collector.mode=install",
+            },
+        ]);
+        assertProblems(devRaw({ controlPlane: { metricsBackend: { mode: "disabled" } } }), [
+            {
+                key: `${CP}.metricsBackend.mode`,
+                message: "metricsBackend.mode cannot be disabled when the collector is installed; use existing for an external backend",
+            },
+        ]);
+        // Without a profile the observability bundle is not rendered at all.
+        parse(devRaw({ controlPlane: { observability: { profile: "disabled", components: { collector: { mode: "existing" } } } } }));
+    });
+
+    test("mtls authentication needs both the client certificate and key paths", () => {
+        const existing = { mode: "existing", type: "external", remoteWriteEndpoint: "http://vm/api/v1/write", promqlEndpoint: "http://vm" };
         assertProblems(
             devRaw({
                 controlPlane: { metricsBackend: { ...existing, authentication: { mode: "mtls", clientCertificatePath: "/tls/crt" } } },
@@ -482,16 +583,41 @@ describe("cross-key rules of the control plane", () => {
         );
     });
 
-    test("a Cassandra disruption budget with both or neither of minAvailable and maxUnavailable", () => {
-        const key = `${CP}.cassandra.podDisruptionBudget`;
-        const message = "podDisruptionBudget: set exactly one of minAvailable or maxUnavailable, not both";
-        assertProblems(
-            devRaw({ controlPlane: { cassandra: { podDisruptionBudget: { enabled: true, minAvailable: 2, maxUnavailable: 1 } } } }),
-            [{ key, message, given: { enabled: true, minAvailable: 2, maxUnavailable: 1 } }],
-        );
-        assertProblems(devRaw({ controlPlane: { cassandra: { podDisruptionBudget: { enabled: true } } } }), [
-            { key, message, given: { enabled: true } },
+    test("a disruption budget merges over base.yaml's: a partial block keeps its bound, and the charts need exactly one", () => {
+        const both = 'one bound; set the other to "" (base.yaml sets one, and a partial block keeps it)';
+        const given = (cassandra: object) => devRaw({ controlPlane: { cassandra: { podDisruptionBudget: cassandra } } });
+        // base.yaml's minAvailable: 2 stays under a block that only turns the budget on.
+        parse(given({ enabled: true }));
+        assertProblems(given({ enabled: true, maxUnavailable: 1 }), [
+            {
+                key: `${CP}.cassandra.podDisruptionBudget`,
+                message: "podDisruptionBudget: set exactly one of minAvailable or maxUnavailable, not both",
+                given: { enabled: true, minAvailable: 2, maxUnavailable: 1 },
+                allowed: both,
+            },
         ]);
+        parse(given({ enabled: true, minAvailable: "", maxUnavailable: 1 }));
+        assertProblems(given({ enabled: true, minAvailable: "" }), [
+            {
+                key: `${CP}.cassandra.podDisruptionBudget`,
+                message: "podDisruptionBudget: set exactly one of minAvailable or maxUnavailable",
+                given: { enabled: true, minAvailable: "" },
+                allowed: "minAvailable or maxUnavailable: a count or a percentage",
+            },
+        ]);
+        // The services' blocks carry maxUnavailable: 1 from base.yaml.
+        parse(devRaw({ controlPlane: { apikeys: { podDisruptionBudget: { enabled: true } } } }));
+        parse(devRaw({ controlPlane: { apikeys: { podDisruptionBudget: { enabled: true, minAvailable: "50%", maxUnavailable: "" } } } }));
+        assertProblems(devRaw({ controlPlane: { reval: { podDisruptionBudget: { enabled: true, minAvailable: 1 } } } }), [
+            {
+                key: `${CP}.reval.podDisruptionBudget`,
+                message: "podDisruptionBudget: set exactly one of minAvailable or maxUnavailable, not both",
+                given: { enabled: true, maxUnavailable: 1, minAvailable: 1 },
+                allowed: both,
+            },
+        ]);
+        // A release that is not installed renders no budget, so its block is not checked.
+        parse(devRaw({ controlPlane: { llmApiGateway: { podDisruptionBudget: { enabled: true, minAvailable: 1 } } } }));
     });
 
     test("the LLM request router address: DNS-or-IPv4:port or [IPv6]:port", () => {

@@ -51,6 +51,7 @@ describe("optional releases follow their conditions", { concurrency: true }, () 
         const run = await runDev({
             metricsBackend: {
                 mode: "existing",
+                type: "external",
                 remoteWriteEndpoint: "http://vm.example/api/v1/write",
                 promqlEndpoint: "http://vm.example",
             },
@@ -165,21 +166,23 @@ describe("NATS worker auth", { concurrency: true }, () => {
         assert.equal(valuesOf(run, "api").api.natsWorkerAuth, "token");
     });
 
-    test("a new webhook URL restarts the auth callout through its reserved annotation", async () => {
+    test("a new webhook URL restarts the auth callout through its reserved annotation; leaving token mode removes it", async () => {
         const a = await runDev({ nats: { workerAuth: "token" } });
         const b = await runDev({
             nats: { workerAuth: "token", authCallout: { workerTokenAuth: { webhookUrl: "http://api.other.svc.cluster.local:8080/hook" } } },
         });
         const key = "nvcf.nvidia.com/nats-worker-auth-checksum";
-        const annotation = (run: ProgramRun) => valuesOf(run, "nats-auth-callout-service").natsAuthCalloutService.podAnnotations[key];
+        // The chart reads its pod annotations at the top level of its values.
+        const annotation = (run: ProgramRun) => valuesOf(run, "nats-auth-callout-service").podAnnotations?.[key];
         assert.match(annotation(a), /^[0-9a-f]{64}$/);
         assert.notEqual(annotation(a), annotation(b));
-        assert.notEqual(annotation(a), annotation(dev));
+        assert.equal(annotation(dev), undefined, "nkey mode: no restart annotation, so leaving token mode changes the pods too");
     });
 
     test("natsAuthCalloutService.serviceConfig.logging reaches the auth callout", async () => {
         const run = await runDev({ natsAuthCalloutService: { serviceConfig: { logging: { level: "debug", sampling: { initial: 0 } } } } });
-        assert.deepEqual(valuesOf(run, "nats-auth-callout-service").natsAuthCalloutService.serviceConfig, {
+        // The chart reads `serviceConfig` at the top level of its values, whole, into its config file.
+        assert.deepEqual(valuesOf(run, "nats-auth-callout-service").serviceConfig, {
             logging: { level: "debug", sampling: { initial: 0 } },
         });
     });
@@ -193,7 +196,8 @@ describe("pod annotations reach exactly the chart key the 1.1.0 document lists",
         ["grpcproxy", "grpc-proxy", "grpcproxy", ["podAnnotations"]],
         ["apikeys", "api-keys", "apikeys", ["podAnnotations"]],
         ["ess", "ess-api", "ess", ["podAnnotations"]],
-        ["natsAuthCalloutService", "nats-auth-callout-service", "natsAuthCalloutService", ["podAnnotations"]],
+        // This chart reads its pod annotations at the top level of its values.
+        ["natsAuthCalloutService", "nats-auth-callout-service", "", ["podAnnotations"]],
         ["nats", "nats", "nats", ["podAnnotations"]],
         ["openbao", "openbao-server", "openbao", ["server", "annotations"]],
     ];
@@ -207,7 +211,7 @@ describe("pod annotations reach exactly the chart key the 1.1.0 document lists",
         const run = await runDev(controlPlane);
         assert.deepEqual(changedReleases(dev, run), cases.map(([, releaseName]) => releaseName).sort());
         for (const [setting, releaseName, key, path] of cases) {
-            let node = valuesOf(run, releaseName)[key];
+            let node = key ? valuesOf(run, releaseName)[key] : valuesOf(run, releaseName);
             for (const part of path) node = node[part];
             assert.equal(node["example.com/from"], setting, `${setting} -> ${releaseName} ${key}.${path.join(".")}`);
             const elsewhere = JSON.stringify(valuesOf(run, releaseName)).split(`"example.com/from":`).length - 1;

@@ -147,14 +147,15 @@ describe("values encode what the runbooks get wrong or leave implicit", () => {
         });
     });
 
-    test("nkey mode by default: NATS, the API and the auth callout get the nkey switches", () => {
-        assert.equal(valuesOf(run, "nats").nats.workerAuth, "nkey");
+    test("nkey mode by default: no 1.1.0 switch at all, so NATS, the API and the auth callout get the bundle's values", () => {
+        assert.equal(valuesOf(run, "nats").nats.workerAuth, undefined);
         assert.equal(valuesOf(run, "nats").nats.authCallout, undefined);
-        assert.equal(valuesOf(run, "api").api.natsWorkerAuth, "nkey");
+        assert.equal(valuesOf(run, "api").api.natsWorkerAuth, undefined);
+        assert.equal(valuesOf(run, "nats-auth-callout-service").podAnnotations, undefined);
     });
 
-    test("the migration that creates the admin issuer grant stays on while the proxy is enabled", () => {
-        assert.deepEqual(valuesOf(run, "openbao-server").openbao.migrations.adminIssuerProxy, { enabled: true });
+    test("the migration that creates the admin issuer grant runs, unswitched, while the proxy is enabled", () => {
+        assert.equal(valuesOf(run, "openbao-server").openbao.migrations.adminIssuerProxy, undefined);
     });
 
     test("the function autoscaler reads the bundled VictoriaMetrics", () => {

@@ -1,23 +1,23 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { mergeValues } from "../components/control-plane/merge";
+import { deepMerge } from "../config/deep-merge";
 import { validRouterAddress } from "../config/router-address";
 import { CATALOG, PHASES } from "../components/control-plane/catalog";
 import { installOrder, releaseDependencies } from "../components/control-plane/ordering";
 
-describe("mergeValues (a release's values block over the built values)", () => {
+describe("deepMerge (an environment over base.yaml, a release's values block over the built values)", () => {
     test("maps merge key by key, the override wins on leaves", () => {
-        assert.deepEqual(mergeValues({ a: { b: 1, c: 2 }, d: 3 }, { a: { c: 9 } }), { a: { b: 1, c: 9 }, d: 3 });
+        assert.deepEqual(deepMerge({ a: { b: 1, c: 2 }, d: 3 }, { a: { c: 9 } }), { a: { b: 1, c: 9 }, d: 3 });
     });
     test("lists replace whole, as Helm does", () => {
-        assert.deepEqual(mergeValues({ env: [{ name: "A" }, { name: "B" }] }, { env: [{ name: "C" }] }), { env: [{ name: "C" }] });
+        assert.deepEqual(deepMerge({ env: [{ name: "A" }, { name: "B" }] }, { env: [{ name: "C" }] }), { env: [{ name: "C" }] });
     });
     test("a null is kept so Helm drops the chart default", () => {
-        assert.deepEqual(mergeValues({ a: { b: 1 } }, { a: null }), { a: null });
+        assert.deepEqual(deepMerge({ a: { b: 1 } }, { a: null }), { a: null });
     });
     test("the inputs are not modified", () => {
         const base = { a: { b: 1 } };
-        mergeValues(base, { a: { b: 2 } });
+        deepMerge(base, { a: { b: 2 } });
         assert.deepEqual(base, { a: { b: 1 } });
     });
 });

@@ -1,5 +1,11 @@
 import type { ControlPlaneConfig } from "../../config/schema";
-import { functionAutoscalerEnabled, managedIssuer } from "../../config/derived-facts";
+import {
+    componentMode,
+    functionAutoscalerEnabled,
+    managedIssuer,
+    metricsBackendMode,
+    type ObservabilityComponent,
+} from "../../config/derived-facts";
 import type { Values, ValuesContext } from "./values/context";
 import { certManagerValues, cassandraValues, natsValues, nvcfPkiValues, openbaoValues } from "./values/dependencies";
 import {
@@ -59,6 +65,8 @@ export interface HealthCheck {
 /** openbao-server as the program reaches it: its first Raft member and the chart's root-token Secret. */
 export const OPENBAO = {
     release: "openbao-server",
+    /** The chart's fullnameOverride: its members are the pods openbao-server-<ordinal>. */
+    statefulSet: "openbao-server",
     pod: "openbao-server-0",
     port: 8200,
     rootTokenSecret: { name: "openbao-server-root-token", key: "root_token" },
@@ -69,7 +77,10 @@ export interface CatalogEntry {
     readonly name: string;
     readonly namespace: (cp: ControlPlaneConfig) => string;
     readonly chart: string;
+    /** The chart version the bundle pins. */
     readonly version: string;
+    /** The environment key that sets the version instead, where the bundle has one (its default is `version`). */
+    readonly environmentVersion?: (cp: ControlPlaneConfig) => string;
     readonly source: ChartSource;
     readonly phase: Phase;
     /** The bundle's `needs`, by release name; an edge to a release that is off is dropped. */
@@ -83,12 +94,17 @@ export interface CatalogEntry {
     readonly service?: { readonly name: string; readonly port: number };
     /** What NVCF's UI checks of it, when the UI lists it. */
     readonly health?: HealthCheck;
+    /** Its workloads keep data on persistent volumes that an uninstall would throw away (tables, Raft storage, unseal keys). */
+    readonly holdsData?: boolean;
 }
 
 const always = () => true;
 const fixed = (ns: string) => () => ns;
 const monitoring = (cp: ControlPlaneConfig) => cp.observability.namespace;
 const observabilityOn = (cp: ControlPlaneConfig) => cp.observability.profile !== "disabled";
+/** An observability component's release: only with a profile, and only when the stack installs it. */
+const installs = (component: ObservabilityComponent) => (cp: ControlPlaneConfig) =>
+    observabilityOn(cp) && componentMode(cp, component) === "install";
 
 /** `nvcf/helm-nvcf-<release name>`: the bundle's dependency and service templates. */
 const nvcfChart = (name: string) => `helm-nvcf-${name}`;
@@ -97,55 +113,59 @@ export const CATALOG: readonly CatalogEntry[] = [
     // 00-observability-infrastructure: the nested observability stack; the default profile (control) installs it before the dependencies.
     {
         name: "prometheus-operator-crds",
-        namespace: monitoring,
+        namespace: (cp) => cp.prometheusOperatorCrds.namespace ?? monitoring(cp),
         chart: "prometheus-operator-crds",
         version: "30.0.0",
+        environmentVersion: (cp) => cp.prometheusOperatorCrds.version,
         source: "nvcf",
         phase: "observability-infrastructure",
         needs: [],
-        enabled: observabilityOn,
+        enabled: installs("prometheusOperatorCrds"),
         values: prometheusOperatorCrdsValues,
         clusterScoped: true,
     },
     {
         name: "opentelemetry-operator",
-        namespace: monitoring,
+        namespace: (cp) => cp.opentelemetryOperator.namespace ?? monitoring(cp),
         chart: "opentelemetry-operator",
         version: "0.114.1",
+        environmentVersion: (cp) => cp.opentelemetryOperator.version,
         source: "nvcf",
         phase: "observability-infrastructure",
         needs: ["prometheus-operator-crds"],
-        enabled: observabilityOn,
+        enabled: installs("otelOperator"),
         values: opentelemetryOperatorValues,
         clusterScoped: true,
     },
     {
         name: "victoria-metrics",
-        namespace: monitoring,
+        namespace: (cp) => cp.victoriaMetrics.namespace ?? monitoring(cp),
         chart: "victoria-metrics-single",
         version: "0.38.0",
+        environmentVersion: (cp) => cp.victoriaMetrics.version,
         source: "nvcf",
         phase: "observability-infrastructure",
         needs: [],
-        enabled: (cp) => observabilityOn(cp) && cp.metricsBackend.mode === "install",
+        enabled: (cp) => observabilityOn(cp) && metricsBackendMode(cp) === "install",
         values: victoriaMetricsValues,
+        // The values name the server vmsingle; the collector and the autoscaler reach it there.
         service: { name: "vmsingle", port: 8428 },
     },
     {
         name: "otel-collector",
-        namespace: monitoring,
+        namespace: (cp) => cp.collector.namespace ?? monitoring(cp),
         chart: "nvcf-otel-collector",
         version: "0.2.0",
         source: "observability-local",
         phase: "observability-infrastructure",
         needs: ["opentelemetry-operator", "prometheus-operator-crds", "victoria-metrics"],
-        enabled: observabilityOn,
+        enabled: installs("collector"),
         values: otelCollectorValues,
         clusterScoped: true,
     },
     {
         name: "default-monitors",
-        namespace: monitoring,
+        namespace: (cp) => cp.defaultMonitors.namespace ?? monitoring(cp),
         chart: "nvcf-default-monitors",
         version: "0.2.0",
         source: "observability-local",
@@ -203,6 +223,7 @@ export const CATALOG: readonly CatalogEntry[] = [
             endpoints: [{ service: OPENBAO.release, port: OPENBAO.port, path: "/v1/sys/health?standbyok=true" }],
             workloads: [{ name: "openbao-server-agent-injector", type: "deployment" }],
         },
+        holdsData: true,
     },
     {
         name: "nvcf-pki",
@@ -227,6 +248,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         enabled: (cp) => cp.cassandra.enabled,
         values: cassandraValues,
         health: { workloads: [{ name: "cassandra", type: "statefulset" }] },
+        holdsData: true,
     },
 
     // 02-core
@@ -494,4 +516,9 @@ export function serviceAddress(release: string, cp: ControlPlaneConfig): string 
     const entry = catalogEntry(release);
     if (!entry.service) throw new Error(`release ${release} has no Service in the catalog`);
     return `${entry.service.name}.${entry.namespace(cp)}.svc.cluster.local:${entry.service.port}`;
+}
+
+/** The chart version a release installs: a `releases.<name>.version` pin, else the environment's, else the bundle's. */
+export function releaseVersion(entry: CatalogEntry, cp: ControlPlaneConfig, pinned?: string): string {
+    return pinned ?? entry.environmentVersion?.(cp) ?? entry.version;
 }

@@ -5,15 +5,19 @@ import type { Settings } from "../../config/settings";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { PullSecrets } from "../kubernetes/pull-secrets";
 import { helmRelease } from "../kubernetes/helm-release";
-import { CATALOG, catalogEntry, OPENBAO, serviceAddress, type CatalogEntry } from "./catalog";
+import { CATALOG, catalogEntry, OPENBAO, releaseVersion, serviceAddress, type CatalogEntry } from "./catalog";
 import { chartFromSources } from "../kubernetes/chart-source";
 import type { RegistryAccess } from "../resolve/registry";
 import { controlPlaneCredentials, type CredentialSecrets } from "./credentials";
-import { mergeValues } from "./merge";
+import { deepMerge } from "../../config/deep-merge";
 import { installOrder, releaseDependencies } from "./ordering";
 import type { ReleaseHealth, ValuesContext } from "./values/context";
 import { routeHostnames } from "./values/ingress";
 import { OpenBaoGrantRevocation } from "../providers/grant-revocation";
+import type { OpenBaoJwtBaseline } from "../providers/openbao-jwt-baseline";
+import type { OpenBaoRollout } from "../providers/openbao-rollout";
+import type { OpenBaoRolloutConfig } from "../../config/openbao-rollout-schema";
+import { jwtBaseline, openbaoPodTemplate, openbaoRollout, type OpenBaoUpgradeArgs } from "./openbao-upgrade";
 import { KYVERNO, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
 import { PULL_SECRET_POLICY, pullSecretPolicy } from "../kubernetes/pull-secret-policy";
 import { gatewayNamespaces, GatewayPrerequisites } from "./gateway-prerequisites";
@@ -39,8 +43,15 @@ export interface ControlPlaneArgs {
     readonly accountRegistries: Settings["registry"]["account"];
     /** The stack secrets the credentials of the values are made from. */
     readonly secrets: CredentialSecrets;
-    /** How the admin issuer proxy's grant revocation reaches OpenBao, and whether its token is in config. */
-    readonly openbao: { readonly access: Settings["openbaoAccess"]; readonly tokenInConfig: boolean };
+    /**
+     * How the admin issuer proxy's grant revocation and the rollout reach OpenBao, whether its
+     * token is in config, and how its members are rolled after a change to their pod template.
+     */
+    readonly openbao: {
+        readonly access: Settings["openbaoAccess"];
+        readonly tokenInConfig: boolean;
+        readonly rollout: OpenBaoRolloutConfig;
+    };
     /** Preflight before the first release and the health gate after the last; unset: neither. */
     readonly checks?: ChecksConfig;
 }
@@ -92,6 +103,10 @@ export class ControlPlane extends pulumi.ComponentResource {
     readonly gateway?: GatewayPrerequisites;
     readonly releases: Readonly<Record<string, k8s.helm.v3.Release>>;
     readonly grantRevocation?: OpenBaoGrantRevocation;
+    /** OpenBao's member-by-member rollout, after its release. */
+    readonly openbaoRollout?: OpenBaoRollout;
+    /** The JWT mounts before OpenBao changes, with `openbao.jwtPluginLifecycle.mode`. */
+    readonly jwtBaseline?: OpenBaoJwtBaseline;
     readonly preflight?: Preflight;
     readonly healthGate?: HealthGate;
     readonly outputs: {
@@ -205,8 +220,21 @@ export class ControlPlane extends pulumi.ComponentResource {
                 ? chartFromSources(entry.chart, { path: cp.observability.chartsPath }, undefined)
                 : chartFromSources(entry.chart, registry.chartSources, registry.chartAuth);
 
+        const openbaoEntry = enabled.find((e) => e.name === OPENBAO.release);
+        const openbao: OpenBaoUpgradeArgs | undefined = openbaoEntry
+            ? {
+                  cluster: args.cluster,
+                  namespace: openbaoEntry.namespace(cp),
+                  ...args.openbao,
+                  jwtMode: cp.openbao.jwtPluginLifecycle.mode,
+              }
+            : undefined;
+        // Before the release changes: the runbook captures the mounts from the OpenBao that runs before the bridge.
+        this.jwtBaseline = openbao ? jwtBaseline(name, openbao, { parent: this, dependsOn: afterPreflight }) : undefined;
+
         const dependencies = releaseDependencies(enabled);
         const releases: Record<string, k8s.helm.v3.Release> = {};
+        let openbaoTemplate: Record<string, unknown> = {};
         for (const entry of installOrder(enabled, dependencies)) {
             const namespace = entry.namespace(cp);
             const override = args.releaseOverrides[entry.name];
@@ -217,21 +245,29 @@ export class ControlPlane extends pulumi.ComponentResource {
                 ...(dependencies.get(entry.name) ?? []).map((dep) => releases[dep]),
                 ...prerequisites,
                 ...afterPreflight,
+                ...(entry.name === OPENBAO.release && this.jwtBaseline ? [this.jwtBaseline] : []),
             ];
+            const version = releaseVersion(entry, cp, override?.version);
+            const values = deepMerge(entry.values(ctx), override?.values);
+            if (entry.name === OPENBAO.release) openbaoTemplate = openbaoPodTemplate(entry.chart, version, values);
             releases[entry.name] = helmRelease(
                 `${name}-${entry.name}`,
                 {
                     name: entry.name,
                     namespace: ns ? ns.metadata.name : namespace,
                     chart: chartOf(entry),
-                    version: override?.version ?? entry.version,
-                    values: mergeValues(entry.values(ctx), override?.values),
+                    version,
+                    values,
                     skipAwait: args.cluster.skipAwait,
                 },
                 { parent: this, dependsOn },
             );
         }
         this.releases = releases;
+
+        if (openbao) {
+            this.openbaoRollout = openbaoRollout(name, openbao, releases[OPENBAO.release], openbaoTemplate, this.jwtBaseline, this);
+        }
 
         // 1.1.0: disabling the proxy leaves its OpenBao grant in place (migrations never remove it); withdraw it.
         if (!cp.adminIssuerProxy.enabled && releases[OPENBAO.release]) {
@@ -259,7 +295,6 @@ export class ControlPlane extends pulumi.ComponentResource {
             );
         }
 
-        const openbaoEntry = enabled.find((e) => e.name === OPENBAO.release);
         const healthSpec = args.checks
             ? controlPlaneHealth(
                   cp,
@@ -281,7 +316,14 @@ export class ControlPlane extends pulumi.ComponentResource {
                     timeoutSeconds: args.checks.healthGate.timeoutSeconds,
                     pollSeconds: args.checks.healthGate.pollSeconds,
                 },
-                { parent: this, dependsOn: [...Object.values(releases), ...(this.grantRevocation ? [this.grantRevocation] : [])] },
+                {
+                    parent: this,
+                    dependsOn: [
+                        ...Object.values(releases),
+                        ...(this.grantRevocation ? [this.grantRevocation] : []),
+                        ...(this.openbaoRollout ? [this.openbaoRollout] : []),
+                    ],
+                },
             );
         }
 

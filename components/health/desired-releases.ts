@@ -2,6 +2,7 @@ import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
 import type { Settings } from "../../config/settings";
 import { enabledAddons } from "../compute-plane/addons";
 import { NVCA_OPERATOR } from "../compute-plane/compute-plane";
+import { releaseVersion } from "../control-plane/catalog";
 import { enabledReleases, ownedNamespaces } from "../control-plane/control-plane";
 import { ENVOY_GATEWAY, KYVERNO } from "../kubernetes/cluster-prerequisites";
 import type { DesiredRelease } from "./helm-releases";
@@ -41,7 +42,7 @@ export function controlPlaneReleases(settings: Settings): DesiredRelease[] {
             name: e.name,
             namespace: e.namespace(cp),
             chart: e.chart,
-            version: settings.releases[e.name]?.version ?? e.version,
+            version: releaseVersion(e, cp, settings.releases[e.name]?.version),
         })),
     ];
 }

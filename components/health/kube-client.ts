@@ -17,18 +17,25 @@ export interface KubeAnswer {
 export interface Kube {
     /** The server's URL, for messages. */
     readonly server: string;
-    request(method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown, contentType?: string): Promise<KubeAnswer>;
+    request(
+        method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+        path: string,
+        body?: unknown,
+        contentType?: string,
+        /** Extra headers, passed on by the API server's pod proxy (OpenBao's `X-Vault-Token`). */
+        headers?: Readonly<Record<string, string>>,
+    ): Promise<KubeAnswer>;
 }
 
 /** A Kube over the providers' HTTP client, with the credentials a kubeconfig gives. */
 export function httpKube(api: ApiServer, options: { timeoutMs: number; retries: number; retryDelayMs?: number }): Kube {
     return {
         server: api.server,
-        async request(method, path, body, contentType) {
+        async request(method, path, body, contentType, headers) {
             const res = await httpRequest({
                 method,
                 url: `${api.server}${path}`,
-                headers: { ...api.headers, ...(contentType ? { "Content-Type": contentType } : {}) },
+                headers: { ...api.headers, ...headers, ...(contentType ? { "Content-Type": contentType } : {}) },
                 ...(body !== undefined ? { body } : {}),
                 tls: api.tls,
                 timeoutMs: options.timeoutMs,

@@ -1,9 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/project";
 import { changedInputs, secretConfig } from "./base";
-import { excerpt, httpRequest, jsonBody } from "./http";
+import { httpKube } from "../health/kube-client";
 import { apiServer, type KubeAccess } from "./kube-access";
-import { ADMIN_ISSUER_GRANT, deleteObject, OpenBaoEndpoint, remainingGrant } from "./openbao";
+import { ADMIN_ISSUER_GRANT, deleteObject, OpenBaoEndpoint, readTokenSecret, remainingGrant, type TokenSecret } from "./openbao";
 
 /** How the revocation reaches OpenBao and its token. No secret is an input: they come from `configure`. */
 export interface GrantRevocationInputs {
@@ -20,7 +20,7 @@ export interface GrantRevocationInputs {
     readonly kubeconfig?: string;
     /** `config`: the `openbaoToken` secret; `kubernetes-secret`: the chart's root-token Secret. */
     readonly tokenSource: "config" | "kubernetes-secret";
-    readonly tokenSecret: { readonly namespace: string; readonly name: string; readonly key: string };
+    readonly tokenSecret: TokenSecret;
     /** Verification of OpenBao's certificate (address mode); on unless turned off. */
     readonly insecureSkipVerify: boolean;
     readonly caCert?: string;
@@ -127,27 +127,7 @@ export class GrantRevocationProvider implements pulumi.dynamic.ResourceProvider<
             if (!this.token) throw new Error("no OpenBao token: set it with `pulumi config set --secret openbaoToken <token>`");
             return { endpoint, token: this.token };
         }
-        const s = inputs.tokenSecret;
-        const url = `${api!.server}/api/v1/namespaces/${s.namespace}/secrets/${s.name}`;
-        const res = await httpRequest({ ...base, method: "GET", url, headers: api!.headers, tls: api!.tls });
-        if (res.status !== 200) {
-            throw new Error(
-                `could not read OpenBao's root token from Secret ${s.namespace}/${s.name}: HTTP ${res.status}: ${excerpt(res.body)}`,
-            );
-        }
-        const encoded: unknown = jsonBody<{ data?: Record<string, unknown> }>(res)?.data?.[s.key];
-        if (!encoded) throw new Error(`Secret ${s.namespace}/${s.name} has no key ${s.key}`);
-        const token =
-            typeof encoded === "string" && /^[A-Za-z0-9+/]*={0,2}$/.test(encoded)
-                ? Buffer.from(encoded, "base64").toString("utf8").trim()
-                : "";
-        // Never quoted: it is the root token, or close to it.
-        if (!/^[\x21-\x7e]+$/.test(token)) {
-            throw new Error(
-                `Secret ${s.namespace}/${s.name} key ${s.key} at ${url} is not a base64 token of one line of printable characters; ` +
-                    "check that it is the chart's root-token Secret, or set openbaoToken",
-            );
-        }
+        const token = await readTokenSecret(httpKube(api!, base), inputs.tokenSecret);
         return { endpoint, token };
     }
 }

@@ -195,7 +195,7 @@ function isIp(host: string): boolean {
 }
 
 /** The body as JSON, or undefined when it is not JSON. */
-export function jsonBody<T>(res: HttpResponse): T | undefined {
+export function jsonBody<T>(res: Pick<HttpResponse, "body">): T | undefined {
     try {
         return JSON.parse(res.body) as T;
     } catch {

@@ -1,3 +1,4 @@
+import type { Kube } from "../health/kube-client";
 import { excerpt, HttpError, httpRequest, HttpResponse, jsonBody, TlsOptions } from "./http";
 
 /** How the revocation talks to OpenBao: a base URL (direct, or the API server's pod proxy) and its auth. */
@@ -47,15 +48,18 @@ function bao(endpoint: OpenBaoEndpoint, token: string, method: "GET" | "DELETE",
     });
 }
 
-/** What an OpenBao status means, for a message that tells the user what to do. */
-function explain(endpoint: OpenBaoEndpoint, res: HttpResponse): string {
+/**
+ * What an OpenBao answer means, for a message that tells the user what to do. `url` is where it
+ * was sent (for the pod proxy: the pod's proxy URL), `pod` the member it was meant for.
+ */
+export function explain(url: string, res: Pick<HttpResponse, "status" | "body">, pod = "openbao-server-0"): string {
     const body = jsonBody<{ errors?: unknown; kind?: unknown; message?: unknown }>(res);
     // Through the pod proxy, the API server answers for itself (a Status object) when it cannot reach the pod.
     if (body?.kind === "Status") {
         const message = typeof body.message === "string" ? body.message : excerpt(res.body);
         return (
-            `the Kubernetes API server answered ${res.status} for the pod proxy at ${endpoint.url} (${message}), not OpenBao: ` +
-            "check that the OpenBao pod is running and ready (kubectl -n vault-system get pod openbao-server-0), then run again"
+            `the Kubernetes API server answered ${res.status} for the pod proxy at ${url} (${message}), not OpenBao: ` +
+            `check that the OpenBao pod is running and ready (kubectl -n vault-system get pod ${pod}), then run again`
         );
     }
     const list = Array.isArray(body?.errors) ? body.errors.filter((e): e is string => typeof e === "string") : undefined;
@@ -65,7 +69,7 @@ function explain(endpoint: OpenBaoEndpoint, res: HttpResponse): string {
         return `OpenBao answered 503 (${errors}): the server is sealed or not yet initialised; unseal it and run again`;
     }
     if (res.status === 503)
-        return `${endpoint.url} answered 503 (${errors || "no body"}): OpenBao or the way to it is unavailable; check the OpenBao pod and its address, then run again`;
+        return `${url} answered 503 (${errors || "no body"}): OpenBao or the way to it is unavailable; check the OpenBao pod and its address, then run again`;
     if (res.status === 401) return `OpenBao answered 401 (${errors}): no valid token was sent`;
     return `OpenBao answered ${res.status} (${errors})`;
 }
@@ -86,7 +90,7 @@ export async function deleteObject(endpoint: OpenBaoEndpoint, token: string, obj
         throw new Error(`could not delete ${object.description} ${object.path}: ${unreachable(endpoint, err).message}`, { cause: err });
     }
     if (res.status === 204 || res.status === 200 || res.status === 404) return;
-    throw new Error(`could not delete ${object.description} ${object.path}: ${explain(endpoint, res)}`);
+    throw new Error(`could not delete ${object.description} ${object.path}: ${explain(endpoint.url, res)}`);
 }
 
 /** The names under a path (`LIST`, sent as `GET ?list=true`); an empty list is a 404. */
@@ -98,7 +102,7 @@ export async function listNames(endpoint: OpenBaoEndpoint, token: string, path: 
         throw new Error(`could not list ${path}: ${unreachable(endpoint, err).message}`, { cause: err });
     }
     if (res.status === 404) return [];
-    if (res.status !== 200) throw new Error(`could not list ${path}: ${explain(endpoint, res)}`);
+    if (res.status !== 200) throw new Error(`could not list ${path}: ${explain(endpoint.url, res)}`);
     // An answer of another shape proves nothing about what is left: the verification fails instead.
     const keys = jsonBody<{ data?: { keys?: unknown } }>(res)?.data?.keys;
     if (!Array.isArray(keys) || !keys.every((k) => typeof k === "string")) {
@@ -118,4 +122,33 @@ export async function remainingGrant(endpoint: OpenBaoEndpoint, token: string): 
         for (const name of names.filter((n) => n.includes(ADMIN_ISSUER_PROXY))) remaining.push(`${object.listPath}/${name}`);
     }
     return remaining;
+}
+
+/** A Kubernetes Secret key that holds an OpenBao token (the chart's root-token Secret). */
+export interface TokenSecret {
+    readonly namespace: string;
+    readonly name: string;
+    readonly key: string;
+}
+
+/** The token in a Secret, read through the API server; never quoted in a message (it is the root token, or close to it). */
+export async function readTokenSecret(kube: Kube, s: TokenSecret): Promise<string> {
+    const path = `/api/v1/namespaces/${s.namespace}/secrets/${s.name}`;
+    const res = await kube.request("GET", path);
+    if (res.status !== 200) {
+        throw new Error(
+            `could not read OpenBao's root token from Secret ${s.namespace}/${s.name}: HTTP ${res.status}: ${excerpt(res.text)}`,
+        );
+    }
+    const encoded: unknown = (res.body as { data?: Record<string, unknown> } | undefined)?.data?.[s.key];
+    if (!encoded) throw new Error(`Secret ${s.namespace}/${s.name} has no key ${s.key}`);
+    const token =
+        typeof encoded === "string" && /^[A-Za-z0-9+/]*={0,2}$/.test(encoded) ? Buffer.from(encoded, "base64").toString("utf8").trim() : "";
+    if (!/^[\x21-\x7e]+$/.test(token)) {
+        throw new Error(
+            `Secret ${s.namespace}/${s.name} key ${s.key} at ${kube.server}${path} is not a base64 token of one line of printable characters; ` +
+                "check that it is the chart's root-token Secret, or set openbaoToken",
+        );
+    }
+    return token;
 }

@@ -27,7 +27,7 @@ export function controlPlaneArgs(settings: Settings, clusters: StackClusters, aw
             ...(secrets.sidecarRegistryKey ? { sidecarRegistryKey: secrets.sidecarRegistryKey } : {}),
             ...(secrets.accountRegistryKey ? { accountRegistryKey: secrets.accountRegistryKey } : {}),
         },
-        openbao: { access: settings.openbaoAccess, tokenInConfig: secrets.openbaoToken !== undefined },
+        openbao: { access: settings.openbaoAccess, tokenInConfig: secrets.openbaoToken !== undefined, rollout: settings.openbaoRollout },
         checks: settings.checks,
     };
 }

@@ -8,7 +8,8 @@ export const RESERVED_PREFIX = "nvcf.nvidia.com/nats-worker-auth";
 /** The one reserved key the program itself sets: it restarts the auth callout on a mode change. */
 const PROGRAM_OWNED = {
     release: RELEASES.natsAuthCallout,
-    path: "natsAuthCalloutService.podAnnotations",
+    // The chart reads its pod annotations at the top level of its values.
+    path: "podAnnotations",
     key: `${RESERVED_PREFIX}-checksum`,
 } as const;
 

@@ -12,6 +12,12 @@ import * as k8s from "@kubernetes/client-node";
 export { findTools, type Tools } from "./tools";
 import type { Tools } from "./tools";
 
+/** kube-controller-manager as scripts/e2e/build-tools.sh leaves it (next to kube-apiserver), if it was built. */
+export function findControllerManager(tools: Tools): string | undefined {
+    const bin = process.env.E2E_KUBE_CONTROLLER_MANAGER ?? path.join(path.dirname(tools.kubeApiserver), "kube-controller-manager");
+    return fs.existsSync(bin) ? bin : undefined;
+}
+
 export function freePort(): Promise<number> {
     return new Promise((resolve, reject) => {
         const s = net.createServer();
@@ -140,6 +146,20 @@ export class LocalCluster {
         ].join("\n");
     }
 
+    /**
+     * kube-controller-manager with only the given controllers (e.g. `statefulset-controller`),
+     * on this API server, serving nothing itself. The suite plays the other controllers.
+     */
+    startControllerManager(bin: string, controllers: readonly string[]): void {
+        const kubeconfig = path.join(this.dir, "controller-manager.kubeconfig");
+        fs.writeFileSync(kubeconfig, this.kubeconfig, { mode: 0o600 });
+        this.start(
+            bin,
+            [`--kubeconfig=${kubeconfig}`, `--controllers=${controllers.join(",")}`, "--leader-elect=false", "--secure-port=0", "-v=1"],
+            "controller-manager.log",
+        );
+    }
+
     async stop(): Promise<void> {
         for (const p of this.procs.reverse()) {
             if (p.exitCode !== null || p.signalCode !== null) continue;
@@ -201,5 +221,50 @@ export class Kube {
         if (res.status === 404) return undefined;
         if (res.status !== 200) throw new Error(`GET ${p}: ${res.status} ${res.text.slice(0, 300)}`);
         return res.body;
+    }
+}
+
+/**
+ * With no kube-controller-manager, deleted Namespaces stay Terminating and the provider waits
+ * for them (10 min). While `f` runs, this stands in for the namespace controller's last step
+ * (clearing spec.finalizers) and the garbage collector's (clearing the foregroundDeletion
+ * finalizer the provider's foreground delete adds). Only for the local API server: a real cluster has the controller.
+ */
+export async function finalizingNamespaces<T>(kube: Kube, f: () => Promise<T>): Promise<T> {
+    let running = true;
+    const loop = (async () => {
+        while (running) {
+            const list = await kube.get<any>("/api/v1/namespaces").catch(() => undefined);
+            for (const ns of list?.items ?? []) {
+                if (!ns.metadata.deletionTimestamp) continue;
+                // The provider deletes in the foreground: the GC would clear foregroundDeletion.
+                if ((ns.metadata.finalizers ?? []).length > 0) {
+                    await kube
+                        .request(
+                            "PATCH",
+                            `/api/v1/namespaces/${ns.metadata.name}`,
+                            { metadata: { finalizers: null } },
+                            "application/merge-patch+json",
+                        )
+                        .catch(() => undefined);
+                }
+                if ((ns.spec?.finalizers ?? []).length > 0) {
+                    await kube
+                        .request("PUT", `/api/v1/namespaces/${ns.metadata.name}/finalize`, {
+                            ...ns,
+                            metadata: { ...ns.metadata, finalizers: [] },
+                            spec: { ...ns.spec, finalizers: [] },
+                        })
+                        .catch(() => undefined);
+                }
+            }
+            await new Promise((r) => setTimeout(r, 300));
+        }
+    })();
+    try {
+        return await f();
+    } finally {
+        running = false;
+        await loop;
     }
 }

@@ -1,6 +1,6 @@
 /**
  * Where the end-to-end suite's tools are. A module of its own, without the Kubernetes client
- * (seconds to load): \`npm run test:e2e\` reads it first, to refuse or skip at once without them.
+ * (seconds to load): `npm run test:e2e` reads it first, to refuse or skip at once without them.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -18,6 +18,8 @@ export interface Tools {
     readonly kubernetesProvider: string;
     /** The Node.js language host the CLI runs index.ts with (built from a pulumi/pulumi checkout). */
     readonly languageHost: string;
+    /** The helm CLI `npm run recover` rolls back and uninstalls with. */
+    readonly helm: string;
 }
 
 export function findTools(): { tools?: Tools; missing: string } {
@@ -34,10 +36,11 @@ export function findTools(): { tools?: Tools; missing: string } {
         pulumi: get("E2E_PULUMI"),
         kubernetesProvider: get("E2E_PULUMI_RESOURCE_KUBERNETES"),
         languageHost: get("E2E_PULUMI_LANGUAGE_NODEJS"),
+        helm: get("E2E_HELM") ?? (get("NVCF_E2E_BIN") ? path.join(get("NVCF_E2E_BIN")!, "helm") : undefined),
     };
     // With a real cluster (E2E_KUBECONFIG) etcd and kube-apiserver are not needed.
     const needed = process.env.E2E_KUBECONFIG
-        ? (["bin", "pulumi", "kubernetesProvider", "languageHost"] as const)
+        ? (["bin", "pulumi", "kubernetesProvider", "languageHost", "helm"] as const)
         : (Object.keys(wanted) as (keyof Tools)[]);
     const missing = needed.filter((k) => !wanted[k] || !fs.existsSync(wanted[k]!));
     if (missing.length > 0) {

@@ -1,4 +1,6 @@
 import { managedIssuer } from "../../../config/derived-facts";
+import type { ControlPlaneConfig } from "../../../config/schema";
+import type { HealthCheck } from "../catalog";
 import type { Values, ValuesContext } from "./context";
 import { defined, image, nonEmpty, otlpEndpoint, pdb, placement, pullSecrets } from "./common";
 
@@ -162,23 +164,57 @@ export const UI_COMPONENTS = [
     "ingress",
 ] as const;
 
+/**
+ * The route whose backend, when overridden, moves a release's UI health check and UI URL (the
+ * bundle reads `ingress.gatewayApi.routes.<route>.backend`, a partial override keeping the rest).
+ */
+const UI_BACKEND_ROUTES: Readonly<Record<string, keyof ControlPlaneConfig["ingress"]["gatewayApi"]["routes"]>> = {
+    api: "nvcfApi",
+    "nvct-api": "nvctApi",
+    "grpc-proxy": "grpc",
+    "llm-api-gateway": "llmInvocation",
+    "invocation-service": "invocation",
+    "vanity-gateway": "vanityGateway",
+    sis: "sis",
+    "ess-api": "ess",
+    "api-keys": "apiKeys",
+};
+
+/** A release's UI check with its namespace, its endpoints' Service and port moved to the route's backend override. */
+function uiCheck(ctx: ValuesContext, release: string): { namespace: string; check: HealthCheck } | undefined {
+    const h = ctx.health.get(release);
+    if (!h) return undefined;
+    const route = UI_BACKEND_ROUTES[release];
+    const over = route ? ctx.cp.ingress.gatewayApi.routes[route]?.backend : undefined;
+    const namespace = over?.namespace ?? h.check.namespace ?? h.namespace;
+    const endpoints = h.check.endpoints?.map((e) => ({ ...e, service: over?.name ?? e.service, port: over?.port ?? e.port }));
+    return { namespace, check: { ...h.check, ...(endpoints ? { endpoints } : {}) } };
+}
+
 /** The UI's health list: each enabled release's check from the catalog, so a disabled release drops out. */
 function uiComponents(ctx: ValuesContext): Component[] {
     return UI_COMPONENTS.flatMap((release) => {
-        const h = ctx.health.get(release);
-        if (!h) return [];
-        const namespace = h.check.namespace ?? h.namespace;
+        const found = uiCheck(ctx, release);
+        if (!found) return [];
+        const { namespace, check } = found;
         return [
             {
-                name: h.check.component ?? release,
+                name: check.component ?? release,
                 namespace,
-                ...(h.check.endpoints
-                    ? { endpoints: h.check.endpoints.map((e) => `${e.service}.${namespace}.svc.cluster.local:${e.port}${e.path}`) }
+                ...(check.endpoints
+                    ? { endpoints: check.endpoints.map((e) => `${e.service}.${namespace}.svc.cluster.local:${e.port}${e.path}`) }
                     : {}),
-                ...(h.check.workloads ? { k8s_workloads: h.check.workloads.map((w) => ({ ...w })) } : {}),
+                ...(check.workloads ? { k8s_workloads: check.workloads.map((w) => ({ ...w })) } : {}),
             },
         ];
     });
+}
+
+/** `<service>.<namespace>.svc.cluster.local:<port>` of a release's UI backend (its route's override, else the catalog's). */
+function uiAddress(ctx: ValuesContext, release: string): string {
+    const found = uiCheck(ctx, release);
+    const e = found?.check.endpoints?.[0];
+    return found && e ? `${e.service}.${found.namespace}.svc.cluster.local:${e.port}` : ctx.address(release);
 }
 
 /** Release `nvcf-ui`, key `nvcfUi`: a full-path image repository (the chart does not join registry and repository) and the health list. */
@@ -191,9 +227,9 @@ export function nvcfUiValues(ctx: ValuesContext): Values {
             image: { repository: `${cp.global.image.registry}/${cp.global.image.repository}/nvcf-ui` },
             ...pullSecrets(ctx),
             config: {
-                nvcfUrl: ctx.address("api"),
-                nvctUrl: ctx.address("nvct-api"),
-                sisUrl: ctx.address("sis"),
+                nvcfUrl: uiAddress(ctx, "api"),
+                nvctUrl: uiAddress(ctx, "nvct-api"),
+                sisUrl: uiAddress(ctx, "sis"),
             },
             openbaoMigrations: { image: { ...image(cp, "nvcf-openbao-migrations"), tag } },
             controlPlane: { components: uiComponents(ctx) },

@@ -39,9 +39,9 @@ export function nonEmpty(key: string, value: object | undefined): Values {
     return value && Object.keys(value).length > 0 ? { [key]: value } : {};
 }
 
-/** A service's `podDisruptionBudget` block, passed through as global.yaml.gotmpl does. */
+/** A service's `podDisruptionBudget` block, passed through whole ("" bounds included) as global.yaml.gotmpl does. */
 export function pdb(cfg: { podDisruptionBudget: object }): Values {
-    return nonEmpty("podDisruptionBudget", defined({ ...cfg.podDisruptionBudget }));
+    return nonEmpty("podDisruptionBudget", { ...cfg.podDisruptionBudget });
 }
 
 /** `<protocol>://<endpoint>:<port>` of the tracing collector. */
@@ -50,11 +50,15 @@ export function otlpEndpoint(cp: ControlPlaneConfig): string {
     return `${t.collectorProtocol}://${t.collectorEndpoint}:${t.collectorPort}`;
 }
 
-/** The Spring services' tracing env. */
-export function springTracingEnv(cp: ControlPlaneConfig): Values {
+/**
+ * The Spring services' tracing env. The switch is a string, except where the bundle's template
+ * leaves it unquoted (nvct-api): there it is a YAML bool, and a string would change the chart's
+ * rendered env, so its pods would roll once when a Helmfile install moves here.
+ */
+export function springTracingEnv(cp: ControlPlaneConfig, as: "string" | "bool" = "string"): Values {
     const enabled = cp.global.observability.tracing.enabled;
     return {
-        MANAGEMENT_TRACING_ENABLED: String(enabled),
+        MANAGEMENT_TRACING_ENABLED: as === "bool" ? enabled : String(enabled),
         ...(enabled ? { MANAGEMENT_OTLP_TRACING_ENDPOINT: `${otlpEndpoint(cp)}/v1/traces` } : {}),
     };
 }

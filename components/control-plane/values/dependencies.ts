@@ -66,7 +66,8 @@ export function openbaoValues(ctx: ValuesContext): Values {
             migrations: {
                 image: { ...image(cp, "nvcf-openbao-migrations"), ...defined({ tag: migrationImage.tag }) },
                 ...migrations,
-                [ADMIN_ISSUER_MIGRATION_KEY]: { enabled: cp.adminIssuerProxy.enabled },
+                // Only when off: the charts before 1.1.0 know no switch, and they run the migration.
+                ...(cp.adminIssuerProxy.enabled ? {} : { [ADMIN_ISSUER_MIGRATION_KEY]: { enabled: false } }),
                 // Helm replaces lists whole, so all three entries are always set together.
                 env: [
                     { name: "DEFAULT_CASSANDRA_PASSWORD", value: ctx.secrets.cassandraPassword },
@@ -93,6 +94,8 @@ export function openbaoValues(ctx: ValuesContext): Values {
                 ha: { disruptionBudget: defined({ ...o.server.ha.disruptionBudget }) },
                 ...nonEmpty("annotations", o.server.annotations),
             },
+            // The environment key, passed under the chart's own key like every other openbao.* key; unset, the chart's default.
+            ...nonEmpty("jwtPluginLifecycle", defined({ ...o.jwtPluginLifecycle })),
         },
     };
 }
@@ -125,9 +128,9 @@ export function natsValues(ctx: ValuesContext): Values {
                 : {}),
             ...nonEmpty("podDisruptionBudget", n.podDisruptionBudget),
             ...nonEmpty("podAnnotations", n.podAnnotations),
-            workerAuth: n.workerAuth,
+            // Only in token mode: the charts before 1.1.0 know no switch, and nkey is what they do.
             ...(n.workerAuth === "token"
-                ? { authCallout: { workerTokenAuth: { webhookUrl: n.authCallout.workerTokenAuth.webhookUrl } } }
+                ? { workerAuth: "token", authCallout: { workerTokenAuth: { webhookUrl: n.authCallout.workerTokenAuth.webhookUrl } } }
                 : {}),
         },
     };

@@ -35,7 +35,7 @@ export function gatewayRoutesValues(ctx: ValuesContext): Values {
                 vanityGateway: {
                     enabled: cp.addons.vanityGateway.enabled,
                     hostnames: orDefault(r.vanityGateway.hostnames, `vanity.${domain}`),
-                    backend: { ...r.vanityGateway.backend },
+                    backend: { name: "vanity-gateway", namespace: "nvcf", port: 8080, ...r.vanityGateway.backend },
                     ...annotated(r.vanityGateway),
                 },
                 nvcfUi: { enabled: cp.addons.nvcfUi.enabled, ...annotated(r.nvcfUi) },

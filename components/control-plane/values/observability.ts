@@ -1,5 +1,6 @@
+import { componentMode, metricsBackendMode } from "../../../config/derived-facts";
 import type { Values, ValuesContext } from "./context";
-import { pullSecrets } from "./common";
+import { nonEmpty, pullSecrets } from "./common";
 
 /** Release `prometheus-operator-crds`: the CRD selection of the observability bundle. */
 export function prometheusOperatorCrdsValues(ctx: ValuesContext): Values {
@@ -16,16 +17,35 @@ export function opentelemetryOperatorValues(ctx: ValuesContext): Values {
             autoGenerateCert: { enabled: !certManager, recreate: o.admissionWebhooks.autoGenerateCert.recreate },
         },
         manager: {
-            collectorImage: o.manager.collectorImage,
-            ...(o.manager.targetAllocatorImage ? { targetAllocatorImage: o.manager.targetAllocatorImage } : {}),
+            ...nonEmpty("collectorImage", o.manager.collectorImage),
+            ...nonEmpty("targetAllocatorImage", o.manager.targetAllocatorImage),
         },
         ...pullSecrets(ctx),
     };
 }
 
-/** Release `victoria-metrics` (metricsBackend.mode install). */
+/**
+ * Release `victoria-metrics` (metricsBackend.mode install): the observability bundle's values file,
+ * which names the server `vmsingle` (the Service the collector and the autoscaler reach).
+ */
 export function victoriaMetricsValues(ctx: ValuesContext): Values {
-    return { ...pullSecrets(ctx) };
+    const vm = ctx.cp.victoriaMetrics;
+    const volume = vm.server.persistentVolume;
+    return {
+        server: {
+            fullnameOverride: "vmsingle",
+            retentionPeriod: vm.server.retentionPeriod,
+            persistentVolume: {
+                enabled: volume.enabled,
+                size: volume.size,
+                ...(volume.storageClass ? { storageClassName: volume.storageClass } : {}),
+            },
+            resources: structuredClone(vm.server.resources),
+            serviceMonitor: { enabled: vm.serviceMonitor.enabled },
+        },
+        // This chart reads pull secrets under `global`.
+        ...(ctx.imagePullSecrets.length > 0 ? { global: pullSecrets(ctx) } : {}),
+    };
 }
 
 /** Release `otel-collector`: remote-writes to the bundled or the existing metrics backend. */
@@ -33,7 +53,7 @@ export function otelCollectorValues(ctx: ValuesContext): Values {
     const { cp } = ctx;
     const c = cp.collector;
     const remoteWrite =
-        cp.metricsBackend.mode === "install"
+        metricsBackendMode(cp) === "install"
             ? `http://${ctx.address("victoria-metrics")}/api/v1/write`
             : cp.metricsBackend.remoteWriteEndpoint;
     const config = structuredClone(c.config) as { exporters?: Record<string, Record<string, unknown>> };
@@ -45,8 +65,8 @@ export function otelCollectorValues(ctx: ValuesContext): Values {
         collectorName: c.collectorName,
         image: c.image,
         ...pullSecrets(ctx),
-        targetAllocatorRbac: { create: true },
-        targetAllocator: { ...c.targetAllocator, enabled: true },
+        targetAllocatorRbac: { create: componentMode(cp, "discoveryRbac") === "install" },
+        targetAllocator: { ...structuredClone(c.targetAllocator), enabled: componentMode(cp, "targetAllocator") === "install" },
         config,
     };
 }

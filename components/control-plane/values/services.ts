@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ControlPlaneConfig } from "../../../config/schema";
 import { RESERVED_ANNOTATION_PREFIX } from "../../../config/schema";
-import { functionAutoscalerEnabled } from "../../../config/derived-facts";
+import { functionAutoscalerEnabled, metricsBackendMode } from "../../../config/derived-facts";
 import type { Values, ValuesContext } from "./context";
 import { defined, image, nonEmpty, otlpEndpoint, pdb, placement, pullSecrets, springTracingEnv } from "./common";
 
@@ -70,7 +70,8 @@ export function apiValues(ctx: ValuesContext): Values {
                 SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_JWK_SET_URI: a.jwt.jwkSetUri,
                 ...springTracingEnv(cp),
             }),
-            [API_WORKER_AUTH_KEY]: cp.nats.workerAuth,
+            // Only in token mode: the charts before 1.1.0 know no switch, and nkey is what they do.
+            ...(cp.nats.workerAuth === "token" ? { [API_WORKER_AUTH_KEY]: "token" } : {}),
             ...nonEmpty("podAnnotations", a.podAnnotations),
         },
     };
@@ -144,7 +145,7 @@ export function nvctApiValues(ctx: ValuesContext): Values {
                 NVCT_ICMS_BASE_URL: n.icmsBaseUrl,
                 SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_ISSUER_URI: n.jwt.issuerUri,
                 SPRING_SECURITY_OAUTH2_RESOURCESERVER_JWT_JWK_SET_URI: n.jwt.jwkSetUri,
-                ...springTracingEnv(cp),
+                ...springTracingEnv(cp, "bool"),
             }),
             ...nonEmpty("podAnnotations", n.podAnnotations),
         },
@@ -271,18 +272,24 @@ export function workerAuthChecksum(cp: ControlPlaneConfig): string {
     return createHash("sha256").update(`${mode}\n${url}`).digest("hex");
 }
 
-/** Release `nats-auth-callout-service`, key `natsAuthCalloutService` plus top-level `imagePullSecrets`, where this chart reads them. */
+/**
+ * Release `nats-auth-callout-service`: the bundle's `natsAuthCalloutService` block, and at the
+ * top level what this chart reads there: `imagePullSecrets`, `podAnnotations` and
+ * `serviceConfig`. The restart annotation is set in token mode only, so leaving token mode
+ * removes it and restarts the pods too, and an nkey install gets the bundle's values exactly.
+ */
 export function natsAuthCalloutValues(ctx: ValuesContext): Values {
     const { cp } = ctx;
     const n = cp.natsAuthCalloutService;
+    const restart = cp.nats.workerAuth === "token" ? { [`${RESERVED_ANNOTATION_PREFIX}-checksum`]: workerAuthChecksum(cp) } : {};
     return {
         natsAuthCalloutService: {
             ...pullSecrets(ctx),
             image: image(cp, "nvcf-nats-auth-callout-service"),
-            ...(n.serviceConfig.logging ? { serviceConfig: { logging: n.serviceConfig.logging } } : {}),
-            podAnnotations: { ...n.podAnnotations, [`${RESERVED_ANNOTATION_PREFIX}-checksum`]: workerAuthChecksum(cp) },
         },
         ...pullSecrets(ctx),
+        ...nonEmpty("podAnnotations", { ...n.podAnnotations, ...restart }),
+        ...(n.serviceConfig.logging ? { serviceConfig: { logging: n.serviceConfig.logging } } : {}),
     };
 }
 
@@ -305,7 +312,7 @@ export function functionAutoscalerValues(ctx: ValuesContext): Values {
     if (!functionAutoscalerEnabled(cp)) return {};
     const fa = cp.functionAutoscaler;
     const mb = cp.metricsBackend;
-    const promql = mb.mode === "install" ? `http://${ctx.address("victoria-metrics")}` : mb.promqlEndpoint;
+    const promql = metricsBackendMode(cp) === "install" ? `http://${ctx.address("victoria-metrics")}` : mb.promqlEndpoint;
     return {
         functionautoscaler: {
             namespace: "nvcf",

@@ -94,7 +94,9 @@ export const natsRelease = () =>
 export const natsAuthCalloutRelease = () =>
     release("nats-auth-callout-service", "nats-system", {
         imagePullSecrets: [{ name: "nvcr-pull-secret" }],
-        natsAuthCalloutService: { podAnnotations: { [CHECKSUM_KEY]: "b0b1c787" } },
+        natsAuthCalloutService: { image: { registry: "nvcr.io", repository: "nvidia/nvcf/nvcf-nats-auth-callout-service" } },
+        // The chart reads its pod annotations at the top level of its values.
+        podAnnotations: { [CHECKSUM_KEY]: "b0b1c787" },
     });
 
 export const adminIssuerProxyRelease = () => release("admin-issuer-proxy", "api-keys", { adminIssuerProxy: {} });

@@ -1,0 +1,27 @@
+import type { Kube } from "../health/kube-client";
+import { readTokenSecret, type TokenSecret } from "../providers/openbao";
+import { podProxyMembers, type MemberEndpoint, type OpenBaoMembers } from "./members";
+
+/**
+ * The token for step-down, the Raft configuration and the mounts: given, read from the chart's
+ * root-token Secret, or missing (a call that needs one fails with `missing`).
+ */
+export type TokenSource = { readonly token: string } | { readonly secret: TokenSecret } | { readonly missing: string };
+
+/**
+ * OpenBao's members on a cluster, through its API server. The token is read once, when a call
+ * first needs it (a failed read is tried again on the next call).
+ */
+export function openBaoMembers(kube: Kube, endpoint: MemberEndpoint, source: TokenSource): OpenBaoMembers {
+    let cached: Promise<string> | undefined;
+    const token = () => {
+        if ("token" in source) return Promise.resolve(source.token);
+        if ("missing" in source) return Promise.reject(new Error(source.missing));
+        cached ??= readTokenSecret(kube, source.secret).catch((err: unknown) => {
+            cached = undefined;
+            throw err;
+        });
+        return cached;
+    };
+    return podProxyMembers(kube, endpoint, token);
+}

@@ -1,0 +1,373 @@
+/**
+ * OpenBao's member-by-member rollout through the real engine: the `pulumi` CLI on the committed
+ * Pulumi.yaml, the real kubernetes provider (Helm inside it), a real kube-apiserver on etcd and
+ * the real StatefulSet controller (kube-controller-manager with only that controller). The
+ * openbao-server fixture chart renders an `OnDelete` StatefulSet of three members; the test plays
+ * the kubelet (each new pod Running and Ready at this machine's address) and OpenBao itself
+ * (test/support/fake-openbao-members.ts, behind the API server's real pod proxy).
+ *
+ * Tools: scripts/e2e/build-tools.sh (kube-controller-manager included). Run: npm run test:e2e.
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import type * as http from "node:http";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { FakeOpenBaoMembers, jwtMount, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
+import { findControllerManager, findTools, Kube, LocalCluster } from "./cluster";
+import { PulumiCli, userCheckout } from "./pulumi-cli";
+
+const REPO = path.resolve(__dirname, "..", "..");
+const CHARTS = path.join(__dirname, "charts");
+const STACK = "rollout";
+const NS = "vault-system";
+const MEMBERS = ["openbao-server-0", "openbao-server-1", "openbao-server-2"];
+const ROLLOUT_URN = /control-plane-openbao-rollout$/;
+const MIN = 60_000;
+
+/** Where the pods "run": an address of this machine the API server may proxy to (not loopback). */
+const podIp = Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+
+const { tools, missing } = findTools();
+const controllerManager = tools ? findControllerManager(tools) : undefined;
+const skip =
+    process.env.NVCF_E2E !== "1"
+        ? "end-to-end suite: run it with npm run test:e2e"
+        : !tools
+          ? `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`
+          : !controllerManager
+            ? "kube-controller-manager not built; run scripts/e2e/build-tools.sh kube-controller-manager"
+            : process.env.E2E_KUBECONFIG
+              ? "the rollout test needs its own API server (the fake OpenBao answers its pod proxy)"
+              : !podIp
+                ? "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)"
+                : false;
+
+/** A small control plane: the releases the bundle always installs, OpenBao's StatefulSet on, no checks (the rollout checks). */
+function stackConfig() {
+    return {
+        "pulumi:disable-default-providers": ["kubernetes"],
+        "nvcf-self-managed:cluster": { clusterIdentifier: "e2e-rollout", skipAwait: true },
+        "nvcf-self-managed:controlPlane": {
+            global: {
+                domain: "nvcf.test",
+                image: { registry: "nvcr.io", repository: "nvidia/nvcf" },
+                helm: { sources: { registry: "nvcr.io", repository: "nvidia/nvcf", path: CHARTS } },
+            },
+            observability: { profile: "disabled" },
+            certManager: { enabled: false },
+            ingress: {
+                gatewayApi: {
+                    controllerNamespace: "envoy-gateway-system",
+                    gateways: {
+                        shared: { name: "nvcf-gateway", namespace: "envoy-gateway" },
+                        grpc: { name: "nvcf-gateway", namespace: "envoy-gateway" },
+                    },
+                },
+            },
+        },
+        "nvcf-self-managed:releases": { "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: "root-token" } } },
+        "nvcf-self-managed:checks": { preflight: { enabled: false }, healthGate: { enabled: false } },
+        "nvcf-self-managed:openbaoRollout": { memberTimeoutSeconds: 10, pollSeconds: 1 },
+    };
+}
+
+describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip }, () => {
+    let cluster: LocalCluster;
+    let kube: Kube;
+    let cli: PulumiCli;
+    let work = "";
+    let baoServer: http.Server | undefined;
+    const bao = new FakeOpenBaoMembers(MEMBERS);
+    /** Each member's pod UID as the kubelet last saw it. */
+    const seen = new Map<string, string>();
+    /** Pods that replaced an earlier one, in the order they appeared, with their revision. */
+    const replacements: { name: string; revision: string }[] = [];
+    const kubeletErrors: string[] = [];
+    let kubelet: Promise<void> | undefined;
+    let running = true;
+
+    /**
+     * The kubelet: a new pod of the StatefulSet starts Running and Ready at this machine's
+     * address; a pod that replaces another is a fresh OpenBao process (sealed until its sidecar
+     * unseals it). The first three are the installed, initialised members.
+     */
+    async function kubeletTick(): Promise<void> {
+        const list = await kube.get<any>(`/api/v1/namespaces/${NS}/pods`);
+        for (const pod of list?.items ?? []) {
+            const name: string = pod.metadata.name;
+            if (!MEMBERS.includes(name) || pod.metadata.deletionTimestamp) continue;
+            const before = seen.get(name);
+            if (before !== pod.metadata.uid) {
+                if (before !== undefined) {
+                    bao.restart(name);
+                    replacements.push({ name, revision: pod.metadata.labels?.["controller-revision-hash"] });
+                }
+                seen.set(name, pod.metadata.uid);
+            }
+            if (pod.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True")) continue;
+            const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+            const conditions = ["Initialized", "ContainersReady", "Ready"].map((type) => ({
+                type,
+                status: "True",
+                lastTransitionTime: now,
+            }));
+            const res = await kube.request(
+                "PATCH",
+                `/api/v1/namespaces/${NS}/pods/${name}/status`,
+                { status: { phase: "Running", podIP: podIp, podIPs: [{ ip: podIp }], startTime: now, conditions } },
+                "application/merge-patch+json",
+            );
+            if (res.status !== 200) kubeletErrors.push(`${name}: ${res.status} ${res.text.slice(0, 300)}`);
+        }
+    }
+
+    const uids = () => MEMBERS.map((m) => seen.get(m));
+
+    async function statefulSet(): Promise<any> {
+        return kube.get(`/apis/apps/v1/namespaces/${NS}/statefulsets/openbao-server`);
+    }
+
+    /** Every member's pod is on the StatefulSet's update revision, and its status counts them all. */
+    async function allOnUpdateRevision(): Promise<string> {
+        const sts = await statefulSet();
+        const revision = sts.status.updateRevision;
+        for (const m of MEMBERS) {
+            const pod = await kube.get<any>(`/api/v1/namespaces/${NS}/pods/${m}`);
+            assert.equal(pod.metadata.labels["controller-revision-hash"], revision, `${m} on ${revision}`);
+        }
+        assert.equal(sts.status.updatedReplicas, sts.spec.replicas, "updatedReplicas equals replicas");
+        return revision;
+    }
+
+    async function rolloutState(): Promise<any> {
+        const { stdout } = await cli.run(["stack", "export"]);
+        const resources: any[] = JSON.parse(stdout).deployment?.resources ?? [];
+        return resources.find((r) => ROLLOUT_URN.test(r.urn))?.outputs;
+    }
+
+    async function setAnnotation(value: string): Promise<void> {
+        await cli.run([
+            "config",
+            "set",
+            "--path",
+            'controlPlane.openbao.server.annotations["example.com/revision"]',
+            value,
+            "--type",
+            "string",
+        ]);
+    }
+
+    before(async () => {
+        work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-rollout-"));
+        cluster = new LocalCluster(tools!);
+        await cluster.boot();
+        cluster.startControllerManager(controllerManager!, ["statefulset-controller"]);
+        kube = new Kube(cluster.kubeconfig);
+        baoServer = await listenBehindPodProxy(bao, podIp!, 8200);
+        // The Envoy Gateway controller's namespace is a prerequisite the stack never creates.
+        await kube.request("POST", "/api/v1/namespaces", { metadata: { name: "envoy-gateway-system" } });
+        kubelet = (async () => {
+            while (running) {
+                await kubeletTick().catch((err) => kubeletErrors.push(String(err)));
+                await new Promise((r) => setTimeout(r, 100));
+            }
+        })();
+
+        ({ cli } = await userCheckout({
+            repo: REPO,
+            work,
+            tools: tools!,
+            kubeconfig: cluster.kubeconfig,
+            stack: STACK,
+            config: stackConfig(),
+            secrets: { ngcApiKey: "e2e-ngc-key", cassandraPassword: "e2e-cassandra-password-0123456789", kubeconfig: cluster.kubeconfig },
+        }));
+    });
+
+    after(async () => {
+        running = false;
+        await kubelet;
+        if (process.env.E2E_LOG && cli) fs.writeFileSync(process.env.E2E_LOG, cli.log.join("\n\n"));
+        await new Promise((r) => (baoServer ? baoServer.close(r) : r(undefined)));
+        await cluster?.stop();
+        // The cluster is this test's own: nothing to destroy on it, it goes with its directory.
+        if (process.env.E2E_KEEP !== "1") {
+            cluster?.removeDir();
+            if (work) fs.rmSync(work, { recursive: true, force: true });
+        } else console.log(`# e2e kept: ${work} ${cluster?.dir ?? ""}`);
+    });
+
+    it("installs OpenBao's three members; creating the rollout replaces none", { timeout: 10 * MIN }, async () => {
+        const res = await cli.run(["up", "--yes", "--skip-preview"]);
+        await waitFor("three Ready members", () => Promise.resolve(MEMBERS.every((m) => seen.has(m))));
+        assert.deepEqual(kubeletErrors, []);
+        assert.equal((await statefulSet()).spec.updateStrategy.type, "OnDelete");
+        assert.deepEqual(replacements, []);
+        const state = await rolloutState();
+        assert.deepEqual(state.replaced, []);
+        assert.match(res.stdout + res.stderr, /openbao-server rollout: nothing to replace/);
+    });
+
+    it(
+        "an annotation change: preview shows the rollout; up replaces the standbys, then the leader after a step-down",
+        { timeout: 10 * MIN },
+        async () => {
+            const before = uids();
+            const oldRevision = (await statefulSet()).status.updateRevision;
+            await setAnnotation("2");
+            const preview = await cli.json<{ steps: any[] }>(["preview", "--diff"]);
+            const step = preview.steps.find((s) => ROLLOUT_URN.test(s.urn));
+            assert.equal(step?.op, "update", "the rollout is part of the plan");
+            const annotation = (state: any) => state?.inputs?.podTemplate?.server?.annotations?.["example.com/revision"];
+            assert.deepEqual([annotation(step.oldState), annotation(step.newState)], [undefined, "2"], "its diff is the annotation");
+            assert.deepEqual(uids(), before, "preview replaces nothing");
+
+            const res = await cli.run(["up", "--yes", "--skip-preview"]);
+            const out = res.stdout + res.stderr;
+            const revision = await allOnUpdateRevision();
+            assert.notEqual(revision, oldRevision);
+            assert.deepEqual(
+                replacements.map((r) => r.name),
+                ["openbao-server-2", "openbao-server-1", "openbao-server-0"],
+                "standbys first, highest ordinal first, the leader last",
+            );
+            assert.ok(replacements.every((r) => r.revision === revision));
+            // Each member back (unsealed) before the next went; the leader stepped down before its pod did.
+            assert.deepEqual(bao.events, RUNBOOK_EVENTS);
+            assert.match(out, /openbao-server rollout: replacing openbao-server-2 \(a standby\)/);
+            assert.match(out, /openbao-server rollout: openbao-server-0 is the leader: asking it to step down/);
+            const state = await rolloutState();
+            assert.deepEqual(state.replaced, ["openbao-server-2", "openbao-server-1", "openbao-server-0"]);
+            assert.deepEqual(state.staleMembers, []);
+            assert.equal(state.clusterId, bao.clusterId);
+        },
+    );
+
+    it("a rerun with nothing changed replaces nothing", { timeout: 10 * MIN }, async () => {
+        const before = uids();
+        const count = replacements.length;
+        await cli.run(["preview", "--expect-no-changes"]);
+        await cli.run(["up", "--yes", "--skip-preview"]);
+        assert.deepEqual(uids(), before);
+        assert.equal(replacements.length, count);
+    });
+
+    it(
+        "a member that stays sealed stops up, naming it; the next members keep their pods; refresh shows them as drift",
+        { timeout: 10 * MIN },
+        async () => {
+            const before = uids();
+            bao.staysSealed.add("openbao-server-2");
+            await setAnnotation("3");
+            const res = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+            const out = res.stdout + res.stderr;
+            assert.notEqual(res.code, 0);
+            assert.match(
+                out,
+                /openbao-server-2 was replaced, but it is still sealed after 10 s\. The rollout stopped before the next member: openbao-server-0, openbao-server-1 still run the old template/,
+            );
+            assert.match(out, /kubectl -n vault-system logs openbao-server-2 -c auto-unseal-sidecar/);
+            const now = uids();
+            assert.notEqual(now[2], before[2], "openbao-server-2 was replaced");
+            assert.deepEqual(now.slice(0, 2), before.slice(0, 2), "openbao-server-0 and -1 were not touched");
+
+            await cli.run(["refresh", "--yes"]);
+            assert.deepEqual((await rolloutState()).staleMembers, ["openbao-server-0", "openbao-server-1"]);
+            const preview = await cli.json<{ steps: any[] }>(["preview"]);
+            assert.equal(preview.steps.find((s) => ROLLOUT_URN.test(s.urn))?.op, "update", "the plan finishes the rollout");
+        },
+    );
+
+    it("once the member is unsealed, up goes on with the members left: the standby, then the leader", { timeout: 10 * MIN }, async () => {
+        bao.staysSealed.clear();
+        const leader = bao.leader!;
+        const count = replacements.length;
+        await cli.run(["up", "--yes", "--skip-preview"]);
+        await allOnUpdateRevision();
+        const rolled = replacements.slice(count).map((r) => r.name);
+        assert.deepEqual(rolled.sort(), ["openbao-server-0", "openbao-server-1"]);
+        assert.equal(replacements[replacements.length - 1].name, leader, "the leader last");
+        assert.ok(bao.events.lastIndexOf(`step-down ${leader}`) < bao.events.lastIndexOf(`restart ${leader}`));
+        assert.deepEqual((await rolloutState()).staleMembers, []);
+    });
+
+    it(
+        "with the rollout off, preview and up say the members keep the old template and how to roll them",
+        { timeout: 10 * MIN },
+        async () => {
+            const before = uids();
+            await cli.run(["config", "set", "--path", "openbaoRollout.enabled", "false"]);
+            await setAnnotation("4");
+            const preview = await cli.run(["preview"]);
+            const said = preview.stdout + preview.stderr;
+            assert.match(
+                said,
+                /openbaoRollout\.enabled is false: after a change to OpenBao's pod template its members keep running the old one/,
+            );
+            assert.match(said, /openbao-server: its pod template changes and the automatic rollout is off/);
+            const up = await cli.run(["up", "--yes", "--skip-preview"]);
+            assert.match(
+                up.stdout + up.stderr,
+                /openbao-server: openbao-server-0, openbao-server-1, openbao-server-2 still run an old pod template \(the StatefulSet's is revision [^)]+\) and the automatic rollout is off; replace them one at a time/,
+            );
+            assert.deepEqual(uids(), before, "no pod replaced");
+            assert.equal((await rolloutState()).staleMembers.length, 3);
+
+            await cli.run(["config", "set", "--path", "openbaoRollout.enabled", "true"]);
+            await cli.run(["up", "--yes", "--skip-preview"]);
+            await allOnUpdateRevision();
+        },
+    );
+
+    it(
+        "the JWT plugin bridge: baseline captured once, mounts checked after the rollout, then versioned",
+        { timeout: 10 * MIN },
+        async () => {
+            await cli.run(["config", "set", "--path", "controlPlane.openbao.jwtPluginLifecycle.mode", "bridge"]);
+            await setAnnotation("5");
+            const bridge = await cli.run(["up", "--yes", "--skip-preview"]);
+            assert.match(bridge.stdout + bridge.stderr, /openbao-server: JWT mounts checked \(bridge mode\): 1 kept their plugin, 0 new/);
+            await allOnUpdateRevision();
+            const baseline = async () => {
+                const { stdout } = await cli.run(["stack", "export"]);
+                return (JSON.parse(stdout).deployment.resources as any[]).find((r) => /openbao-jwt-baseline$/.test(r.urn))?.outputs
+                    .baseline;
+            };
+            const captured = await baseline();
+            assert.deepEqual(
+                captured.mounts.map((m: any) => [m.path, m.runningVersion]),
+                [["services/nvcf-api/jwt/", "v1.3.7"]],
+            );
+            // The bridge's new catalog entry, and a mount made on it since.
+            bao.catalog.push({
+                name: "vault-plugin-secrets-jwt",
+                type: "secret",
+                version: "v1.4.1",
+                sha256: "b".repeat(64),
+                builtin: false,
+            });
+            bao.mounts["services/new/jwt/"] = jwtMount("v1.4.1", "b".repeat(64), "uuid-new");
+            const before = uids();
+            await cli.run(["config", "set", "--path", "controlPlane.openbao.jwtPluginLifecycle.mode", "versioned"]);
+            const versioned = await cli.run(["up", "--yes", "--skip-preview"]);
+            assert.match(
+                versioned.stdout + versioned.stderr,
+                /JWT mounts checked \(versioned mode\): 1 kept their plugin, 1 new on v1\.4\.1/,
+            );
+            assert.deepEqual(uids(), before, "the mode is no template change: no pod replaced");
+            assert.deepEqual(await baseline(), captured, "the baseline is kept");
+        },
+    );
+});
+
+async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await probe())) {
+        if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 200));
+    }
+}

@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { before, describe, test } from "node:test";
+import { devConfig, ProgramRun, RecordedResource, release, runProgram, valuesOf, withConfig } from "./support/harness";
+import { runDev } from "./support/runs";
+
+// Where the program puts OpenBao's rollout and the JWT plugin lifecycle, under the mocks.
+
+const ROLLOUT = "pulumi-nodejs:dynamic/nvcf:OpenBaoRollout";
+const BASELINE = "pulumi-nodejs:dynamic/nvcf:OpenBaoJwtBaseline";
+const byType = (run: ProgramRun, type: string) => run.resources.filter((r) => r.type === type);
+const byName = (run: ProgramRun, name: string) => run.resources.find((r) => r.name === name)!;
+const dependsOn = (a: RecordedResource, b: RecordedResource) => a.dependencies.includes(b.urn);
+
+let dev: ProgramRun;
+let bridge: ProgramRun;
+const warnings: string[] = [];
+before(async () => {
+    dev = await runDev();
+    const { config, secretKeys } = devConfig();
+    // Under the mocks there is no engine to log to: the SDK writes warnings to the console.
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => warnings.push(args.join(" "));
+    bridge = await runProgram(
+        withConfig(config, {
+            "nvcf-self-managed:controlPlane": {
+                openbao: { jwtPluginLifecycle: { mode: "bridge" }, server: { annotations: { "example.com/revision": "2" } } },
+            },
+            "nvcf-self-managed:openbaoRollout": { enabled: false, memberTimeoutSeconds: 120 },
+            "nvcf-self-managed:openbaoToken": "s.config-token",
+        }),
+        [...secretKeys, "nvcf-self-managed:openbaoToken"],
+    ).finally(() => (console.warn = warn));
+});
+
+describe("OpenBao's rollout in the program", () => {
+    test("after the openbao-server release and before the health gate; what its pods are made of is its input", () => {
+        const [rollout] = byType(dev, ROLLOUT);
+        assert.equal(rollout.name, "control-plane-openbao-rollout");
+        assert.ok(dependsOn(rollout, release(dev, "openbao-server")));
+        assert.ok(dependsOn(byName(dev, "control-plane-health-gate"), rollout), "the gate checks after the rollout");
+        const { __provider: _code, ...inputs } = rollout.inputs as Record<string, unknown>;
+        assert.deepEqual(inputs, {
+            reach: { kubeconfigSource: "control-plane" },
+            namespace: "vault-system",
+            statefulSet: "openbao-server",
+            port: 8200,
+            scheme: "http",
+            tokenSource: "kubernetes-secret",
+            tokenSecret: { namespace: "vault-system", name: "openbao-server-root-token", key: "root_token" },
+            podTemplate: {
+                chart: "helm-nvcf-openbao-server",
+                version: "0.30.25",
+                server: valuesOf(dev, "openbao-server").openbao.server,
+                global: valuesOf(dev, "openbao-server").openbao.global,
+            },
+            enabled: true,
+            memberTimeoutSeconds: 600,
+            pollSeconds: 5,
+        });
+        assert.deepEqual(byType(dev, BASELINE), [], "no JWT baseline without the plugin lifecycle");
+        assert.equal(valuesOf(dev, "openbao-server").openbao.jwtPluginLifecycle, undefined);
+    });
+
+    test("an annotation change is a change of the rollout's input (the plan shows it); the settings reach it", () => {
+        const [rollout] = byType(bridge, ROLLOUT);
+        const inputs = rollout.inputs as Record<string, any>;
+        assert.deepEqual(inputs.podTemplate.server.annotations, { "example.com/revision": "2" });
+        assert.equal(inputs.enabled, false);
+        assert.equal(inputs.memberTimeoutSeconds, 120);
+        assert.equal(inputs.tokenSource, "config");
+        assert.ok(!JSON.stringify(rollout.rawInputs).includes("s.config-token"), "the token is never an input");
+        assert.ok(
+            warnings.some((w) =>
+                /openbaoRollout\.enabled is false: after a change to OpenBao's pod template its members keep running the old one/.test(w),
+            ),
+            "preview and up warn that the rollout is off",
+        );
+    });
+
+    test("bridge mode: passed to the chart; the JWT baseline before the release, after preflight; the rollout checks against it", () => {
+        assert.deepEqual(valuesOf(bridge, "openbao-server").openbao.jwtPluginLifecycle, { mode: "bridge" });
+        const [baseline] = byType(bridge, BASELINE);
+        assert.equal(baseline.name, "control-plane-openbao-jwt-baseline");
+        assert.equal((baseline.inputs as Record<string, unknown>).mode, "bridge");
+        assert.ok(dependsOn(release(bridge, "openbao-server"), baseline), "captured before OpenBao changes");
+        assert.ok(dependsOn(baseline, byName(bridge, "control-plane-preflight")));
+        const [rollout] = byType(bridge, ROLLOUT);
+        assert.equal((rollout.inputs as Record<string, any>).jwtPluginLifecycle.mode, "bridge");
+    });
+
+    test("without OpenBao there is nothing to roll", async () => {
+        const off = await runDev({ openbao: { enabled: false }, nats: { enabled: false } });
+        assert.deepEqual(byType(off, ROLLOUT), []);
+        assert.deepEqual(byType(off, BASELINE), []);
+    });
+});

@@ -1,0 +1,257 @@
+import * as http from "node:http";
+
+/**
+ * OpenBao's members as its HTTP API documents them, for exactly the endpoints the rollout and the
+ * JWT checks call: `sys/health` (its query codes, no cluster ID while sealed), `sys/leader`
+ * (503 while sealed), `sys/step-down` (a token with sudo; 204; another member takes over),
+ * `sys/storage/raft/configuration`, `sys/mounts` and the plugin catalog (token: 403
+ * `permission denied` without it). A restarted member comes back sealed; its auto-unseal sidecar
+ * unseals it after a few looks unless told it stays sealed; then it rejoins Raft, first as a
+ * non-voter. No OpenBao binary is published where this project installs from (README, Tests).
+ */
+
+export interface FakeAnswer {
+    readonly status: number;
+    readonly body?: unknown;
+}
+
+interface Member {
+    sealed: boolean;
+    clusterId: string;
+    inRaft: boolean;
+    voter: boolean;
+    /** Health looks left before the sidecar unseals it. */
+    sealedLooks: number;
+}
+
+export interface FakeMount {
+    readonly type: string;
+    readonly uuid: string;
+    readonly plugin_version: string;
+    readonly running_plugin_version: string;
+    readonly running_sha256: string;
+}
+
+/** The JWT mount the fake starts with (migration 09's), on the plugin version the bridge retains. */
+export const INSTALLED_JWT_MOUNT = {
+    path: "services/nvcf-api/jwt/",
+    uuid: "uuid-nvcf-api",
+    version: "v1.3.7",
+    sha256: "a".repeat(64),
+} as const;
+
+/**
+ * What three members led by openbao-server-0 see of a rollout in the runbook's order: each standby
+ * back (unsealed) before the next goes, the leader's step-down before its own replacement.
+ */
+export const RUNBOOK_EVENTS = [
+    "restart openbao-server-2",
+    "unsealed openbao-server-2",
+    "restart openbao-server-1",
+    "unsealed openbao-server-1",
+    "step-down openbao-server-0",
+    "leader openbao-server-1",
+    "restart openbao-server-0",
+    "unsealed openbao-server-0",
+] as const;
+
+export class FakeOpenBaoMembers {
+    readonly rootToken = "root-token";
+    readonly clusterId = "c0ffee00-0000-4000-8000-000000000001";
+    leader: string | undefined;
+    /** What happened, in order: `restart <pod>`, `unsealed <pod>`, `step-down <pod>`, `leader <pod>`. */
+    readonly events: string[] = [];
+    readonly requests: { pod: string; method: string; path: string }[] = [];
+    /** Members that stay sealed after their next restart (no unseal key, a broken sidecar). */
+    readonly staysSealed = new Set<string>();
+    /** Members that come back in another cluster after their next restart (their Raft data lost). */
+    readonly rejoinsAs = new Map<string, string>();
+    /** How many health looks a restarted member stays sealed. */
+    unsealAfter = 2;
+    /** Whether a step-down elects another member. */
+    electsOnStepDown = true;
+    readonly mounts: Record<string, FakeMount | { type: string }> = {
+        "cubbyhole/": { type: "cubbyhole" },
+        [INSTALLED_JWT_MOUNT.path]: jwtMount(INSTALLED_JWT_MOUNT.version, INSTALLED_JWT_MOUNT.sha256, INSTALLED_JWT_MOUNT.uuid),
+    };
+    readonly catalog: { name: string; type: string; version: string; sha256: string; builtin: boolean }[] = [
+        { name: "vault-plugin-secrets-jwt", type: "secret", version: "v1.3.7", sha256: "a".repeat(64), builtin: false },
+        { name: "kv", type: "secret", version: "v2.6.3+builtin", sha256: "", builtin: true },
+    ];
+    /** Answers to send instead, by `<pod> <METHOD> <path>` pattern, each a number of times. */
+    private faults: { match: RegExp; answer: FakeAnswer; times: number }[] = [];
+    private readonly members = new Map<string, Member>();
+
+    constructor(readonly names: readonly string[]) {
+        for (const name of names)
+            this.members.set(name, { sealed: false, clusterId: this.clusterId, inRaft: true, voter: true, sealedLooks: 0 });
+        this.leader = names[0];
+    }
+
+    member(name: string): Member {
+        const m = this.members.get(name);
+        if (!m) throw new Error(`no member ${name}`);
+        return m;
+    }
+
+    inject(match: RegExp, answer: FakeAnswer, times = 1): void {
+        this.faults.push({ match, answer, times });
+    }
+
+    /** Its pod was replaced: the new process starts sealed and out of the Raft configuration until it unseals. */
+    restart(name: string): void {
+        const m = this.member(name);
+        m.sealed = true;
+        m.sealedLooks = this.unsealAfter;
+        m.inRaft = false;
+        m.voter = false;
+        this.events.push(`restart ${name}`);
+        if (this.leader === name) this.elect(name);
+    }
+
+    handle(pod: string, method: string, pathAndQuery: string, token: string | undefined): FakeAnswer {
+        const [path, query = ""] = pathAndQuery.replace(/^\/?v1\//, "").split("?");
+        this.requests.push({ pod, method, path });
+        const fault = this.faults.find((f) => f.times > 0 && f.match.test(`${pod} ${method} ${path}`));
+        if (fault) {
+            fault.times--;
+            return fault.answer;
+        }
+        const m = this.members.get(pod);
+        if (!m) return { status: 404, body: { errors: [] } };
+        if (method === "GET" && path === "sys/health") return this.health(pod, m, new URLSearchParams(query));
+        if (m.sealed) return { status: 503, body: { errors: ["Vault is sealed"] } };
+        if (method === "GET" && path === "sys/leader") {
+            return {
+                status: 200,
+                body: {
+                    ha_enabled: true,
+                    is_self: this.leader === pod,
+                    active_time: "2026-12-01T00:00:00Z",
+                    leader_address: this.leader ? `http://${this.leader}.openbao-server-internal:8200` : "",
+                    leader_cluster_address: this.leader ? `https://${this.leader}.openbao-server-internal:8201` : "",
+                    performance_standby: false,
+                    raft_committed_index: 42,
+                    raft_applied_index: 42,
+                },
+            };
+        }
+        if (token !== this.rootToken) return { status: 403, body: { errors: ["permission denied"] } };
+        if ((method === "PUT" || method === "POST") && path === "sys/step-down") {
+            // A standby forwards the request to the active member, which steps down.
+            if (this.leader) {
+                this.events.push(`step-down ${this.leader}`);
+                this.elect(this.leader);
+            }
+            return { status: 204 };
+        }
+        if (method !== "GET") return { status: 405, body: { errors: ["unsupported operation"] } };
+        if (path === "sys/storage/raft/configuration") {
+            const servers = this.names
+                .filter((n) => this.member(n).inRaft)
+                .map((n) => ({
+                    node_id: n,
+                    address: `${n}.openbao-server-internal:8201`,
+                    leader: n === this.leader,
+                    protocol_version: "3",
+                    voter: this.member(n).voter,
+                }));
+            // A member that rejoined is a non-voter in one answer, then promoted.
+            for (const n of this.names) if (this.member(n).inRaft) this.member(n).voter = true;
+            return { status: 200, body: { data: { config: { index: 42, servers } } } };
+        }
+        if (path === "sys/mounts") return { status: 200, body: { ...this.mounts, data: this.mounts } };
+        if (path === "sys/plugins/catalog") {
+            return {
+                status: 200,
+                body: {
+                    data: {
+                        detailed: this.catalog,
+                        secret: [...new Set(this.catalog.filter((e) => e.type === "secret").map((e) => e.name))],
+                    },
+                },
+            };
+        }
+        const info = /^sys\/plugins\/catalog\/secret\/(.+)$/.exec(path);
+        if (info) {
+            const version = new URLSearchParams(query).get("version") ?? "";
+            const entry = this.catalog.find((e) => e.type === "secret" && e.name === info[1] && e.version === version);
+            return entry
+                ? { status: 200, body: { data: { ...entry, command: entry.name, args: [] } } }
+                : { status: 404, body: { errors: [] } };
+        }
+        return { status: 404, body: { errors: [`no handler for route "${path}". route entry not found.`] } };
+    }
+
+    private health(pod: string, m: Member, q: URLSearchParams): FakeAnswer {
+        if (m.sealed && m.sealedLooks > 0 && !this.staysSealed.has(pod)) {
+            m.sealedLooks--;
+            if (m.sealedLooks === 0) {
+                m.sealed = false;
+                m.clusterId = this.rejoinsAs.get(pod) ?? this.clusterId;
+                m.inRaft = m.clusterId === this.clusterId;
+                m.voter = false;
+                this.events.push(`unsealed ${pod}`);
+                if (!this.leader) this.elect(undefined);
+            }
+        }
+        const standby = this.leader !== pod;
+        const code = (name: string, dflt: number) => (q.has(name) ? Number(q.get(name)) : dflt);
+        const status = m.sealed
+            ? code("sealedcode", 503)
+            : standby
+              ? q.get("standbyok") === "true"
+                  ? code("activecode", 200)
+                  : code("standbycode", 429)
+              : code("activecode", 200);
+        const body = {
+            initialized: true,
+            sealed: m.sealed,
+            standby,
+            performance_standby: false,
+            replication_performance_mode: "disabled",
+            replication_dr_mode: "disabled",
+            server_time_utc: 1796083200,
+            version: "2.6.3",
+            ...(m.sealed ? {} : { cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId }),
+        };
+        return { status, body };
+    }
+
+    /** Leadership moves from `old` to the first other unsealed member of the Raft cluster (none: no leader until one unseals). */
+    private elect(old: string | undefined): void {
+        const next = this.electsOnStepDown
+            ? this.names.find((n) => n !== old && !this.member(n).sealed && this.member(n).inRaft)
+            : undefined;
+        this.leader = next;
+        if (next) this.events.push(`leader ${next}`);
+    }
+}
+
+/** A JWT plugin mount as `sys/mounts` lists it. */
+export function jwtMount(version: string, sha256: string, uuid: string, pinned = version): FakeMount {
+    return { type: "vault-plugin-secrets-jwt", uuid, plugin_version: pinned, running_plugin_version: version, running_sha256: sha256 };
+}
+
+/**
+ * The members behind the real API server's pod proxy, on one address (the pods' IP in the
+ * test): the API server names the pod it proxies for in `X-Forwarded-Uri`
+ * (`/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/...`), which stands in for each pod's own IP.
+ */
+export async function listenBehindPodProxy(members: FakeOpenBaoMembers, host: string, port: number): Promise<http.Server> {
+    const server = http.createServer((req, res) => {
+        req.resume();
+        req.on("end", () => {
+            const forwarded = String(req.headers["x-forwarded-uri"] ?? "");
+            const pod = /\/pods\/(?:https?:)?([a-z0-9-]+)(?::\d+)?\/proxy\//.exec(forwarded)?.[1] ?? "";
+            const answer = members.handle(pod, req.method ?? "GET", req.url ?? "/", req.headers["x-vault-token"] as string | undefined);
+            res.writeHead(answer.status, { "Content-Type": "application/json" });
+            res.end(answer.body === undefined ? "" : JSON.stringify(answer.body));
+        });
+    });
+    await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => resolve());
+    });
+    return server;
+}
