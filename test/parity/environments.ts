@@ -9,8 +9,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { deepMerge, type Plain } from "../../config/deep-merge";
-import { runProgram } from "../../scripts/lib/mock-engine";
 import { PROJECT } from "../../scripts/lib/dev-stack";
+import { runProgram } from "../support/program-runs";
 import { RELEASE_TYPE } from "../support/harness";
 
 const DIR = path.join(__dirname, "environments");
