@@ -7,7 +7,9 @@
  * 150 on 2 cores). The child has no such tracking and works on the other core. It runs the same
  * mock engine (scripts/lib/mock-engine.ts) on the same config and sends the recorded run back;
  * a run is plain data (types, names, URNs, inputs with their secret envelopes), which the IPC
- * channel's structured clone carries as it is.
+ * channel's structured clone carries as it is. What the run wrote to the console (the SDK's log
+ * under the mocks) comes with it and is written here, before the run is handed over, as a run in
+ * this process would have written it.
  *
  * Only runs expected to succeed go there. A run that stops at a config error is cheap (nothing
  * is registered), and its tests check the error's class and what reached stdout, which only this
@@ -19,9 +21,12 @@ import { after } from "node:test";
 import { runKey, runProgram as runHere, type ProgramRun } from "../../scripts/lib/mock-engine";
 import { REPO_ROOT } from "../../scripts/lib/repo";
 import type { StackConfig } from "../../scripts/lib/stack-config";
+import type { Answer, Request } from "./program-runs-protocol";
 
-/** What the child answers: the run, or the message of what the program threw. */
-export type Answer = { id: number; run: ProgramRun } | { id: number; error: { name: string; message: string } };
+/** Set in the children: this module starts children when it loads, so they must never load it. */
+const CHILD_MARK = "NVCF_PROGRAM_RUN_CHILD";
+if (process.env[CHILD_MARK])
+    throw new Error("a program-run child loaded program-runs.ts; it takes what it needs from program-runs-protocol.ts");
 
 /** How many children run programs: two, for the suites whose tests run concurrently on 2 cores. */
 const CHILDREN = 2;
@@ -39,11 +44,14 @@ class Runner {
             execArgv: ["--max-semi-space-size=64", "--import", "tsx"],
             serialization: "advanced",
             stdio: ["ignore", "inherit", "inherit", "ipc"],
+            env: { ...process.env, [CHILD_MARK]: "1" },
         });
         this.child.on("message", (answer: Answer) => {
             const waiting = this.pending.get(answer.id);
             this.pending.delete(answer.id);
             if (this.pending.size === 0) this.child.channel?.unref();
+            // Written here, before the run is handed over: as from a run in this process.
+            for (const { method, text } of answer.logged) console[method](text);
             if ("run" in answer) waiting?.resolve(answer.run);
             else waiting?.reject(Object.assign(new Error(answer.error.message), { name: answer.error.name }));
         });
@@ -69,7 +77,8 @@ class Runner {
             const id = ++this.nextId;
             this.pending.set(id, { resolve, reject });
             this.child.channel?.ref();
-            this.child.send({ id, config, secretKeys, stack });
+            const request: Request = { id, config, secretKeys, stack };
+            this.child.send(request);
         });
     }
 
