@@ -13,6 +13,7 @@ import { after, before, describe, test } from "node:test";
 import { parseDocument } from "yaml";
 import { capture } from "./support/capture";
 import { diffStacks, PlanDiff } from "../scripts/lib/diff";
+import { formatDiffMarkdown } from "../scripts/lib/format-diff-markdown";
 import { formatDiffText } from "../scripts/lib/format-diff-text";
 import { git } from "../scripts/lib/git-checkout";
 import { planDiffCli } from "../scripts/lib/plan-diff-cli";
@@ -111,11 +112,23 @@ describe("plan-diff: what a change to the stack file does", () => {
             api.values.map((c) => [formatPath(c.path), c.before, c.after]),
             [[`api.podAnnotations["${ANNOTATION}"]`, "team-a", "team-b"]],
         );
-        // In the text format (the command's default) a changed release is a `~` line.
-        assert.match(
-            formatDiffText(diff, { baseRef: base, baseCommit: base }),
-            /\n~ control-plane-api \(kubernetes:helm\.sh\/v3:Release\): /,
+        // In the text format (the command's default) a changed release is a `~` line; in the
+        // markdown of a pull-request comment, a row of the summary and a row of its values.
+        const context = { baseRef: base, baseCommit: base };
+        assert.match(formatDiffText(diff, context), /\n~ control-plane-api \(kubernetes:helm\.sh\/v3:Release\): /);
+        const markdown = formatDiffMarkdown(diff, context);
+        assert.match(markdown, /^### Stack `dev`: 0 to add, 0 to remove, 0 to replace, 1 to change\n/);
+        assert.ok(
+            markdown.includes("| ✏️ change | <code>control-plane-api</code> | <code>kubernetes:helm.sh/v3:Release</code> |"),
+            markdown,
         );
+        assert.ok(
+            markdown.includes(
+                `| values <code>api.podAnnotations["${ANNOTATION}"]</code> | <code>"team-a"</code> | <code>"team-b"</code> |`,
+            ),
+            markdown,
+        );
+        assert.ok(!markdown.includes("placeholder-for-"), "a secret placeholder reached the output");
     });
 
     test("a disabled optional release is removed; the releases after it only lose the dependency", async () => {
@@ -197,20 +210,22 @@ describe("plan-diff: what a change to the stack file does", () => {
 
 describe("plan-diff: the command", () => {
     test("a change: exit 1 and a markdown comment; the checkout is gone, also from the module cache", async () => {
+        // The change is the stack file's removal: the base renders in a checkout (loading its
+        // program there), the working tree has nothing to render. How a changed release reads
+        // in the comment is the annotation test's, above, on the same formatter.
         const leftBefore = leftoverCheckouts();
-        stackCommit("annotation", (set) => set([CP, "api", "podAnnotations", ANNOTATION], "team-b"));
+        git(repo, ["checkout", "--quiet", "--detach", base]);
+        fs.rmSync(path.join(repo, STACK_FILE));
         const io = capture();
-        const code = await planDiffCli(["--stack", "dev", "--base", base, "--format", "markdown", "--dir", repo], io);
-        assert.equal(code, 1, io.stderr);
-        assert.match(io.stdout, /^### Stack `dev`: 0 to add, 0 to remove, 0 to replace, 1 to change\n/);
+        try {
+            const code = await planDiffCli(["--stack", "dev", "--base", base, "--format", "markdown", "--dir", repo], io);
+            assert.equal(code, 1, io.stderr);
+        } finally {
+            git(repo, ["checkout", "--quiet", "--", STACK_FILE]);
+        }
+        assert.match(io.stdout, /^### Stack `dev`: 0 to add, \d+ to remove, 0 to replace, 0 to change\n/);
         assert.ok(
-            io.stdout.includes("| ✏️ change | <code>control-plane-api</code> | <code>kubernetes:helm.sh/v3:Release</code> |"),
-            io.stdout,
-        );
-        assert.ok(
-            io.stdout.includes(
-                `| values <code>api.podAnnotations["${ANNOTATION}"]</code> | <code>"team-a"</code> | <code>"team-b"</code> |`,
-            ),
+            io.stdout.includes("| ➖ remove | <code>control-plane-api</code> | <code>kubernetes:helm.sh/v3:Release</code> |"),
             io.stdout,
         );
         assert.ok(!io.stdout.includes("placeholder-for-"), "a secret placeholder reached the output");
