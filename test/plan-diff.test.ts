@@ -1,9 +1,9 @@
 /**
  * plan-diff on a throwaway git repository: a clone of this one, with commits that change the
- * dev stack file (or, once, the program itself). Renders run in this process, like the CLI's.
- * A render of another directory loads its program afresh (about a second each); where only the
- * stack file changes, its config is rendered with this repository's program instead, which is
- * loaded once for the whole suite.
+ * dev stack file. Renders run in this process, like the CLI's. A render of another directory
+ * loads its program afresh (seconds for the dev stack's): where only the stack file changes, its
+ * config is rendered with this repository's program instead (the suite's program runs), and a
+ * change of the program itself is shown on a small program of its own.
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -46,12 +46,6 @@ function stackCommit(message: string, edit: (set: (keys: readonly string[], valu
     edit((keys, value) => doc.setIn(["config", ...keys], value));
     fs.writeFileSync(file, doc.toString());
     return commit(message, [STACK_FILE]);
-}
-
-/** The dev stack as `commit` declares it, rendered from the repository's working tree (its own program). */
-async function renderAt(sha: string): Promise<RenderedStack> {
-    git(repo, ["checkout", "--quiet", "--detach", sha]);
-    return renderStack({ root: repo, stack: "dev" });
 }
 
 /**
@@ -185,26 +179,50 @@ describe("plan-diff: what a change to the stack file does", () => {
     });
 
     test("each revision runs its own program, even from the same directory", async () => {
+        // How a render loads a revision's modules is the same for any program: shown on a small
+        // one (two modules) in a repository of its own, which loads in a blink where the dev
+        // stack's program takes seconds to load afresh (the command's tests below load it so).
+        const small = path.join(tmp, "small-program");
+        fs.mkdirSync(small);
+        const write = (file: string, lines: readonly string[]) => fs.writeFileSync(path.join(small, file), [...lines, ""].join("\n"));
+        const commitHere = (message: string) => {
+            git(small, ["add", "--all"]);
+            git(small, ["-c", "user.name=plan-diff test", "-c", "user.email=test@example.invalid", "commit", "--quiet", "-m", message]);
+        };
+        git(small, ["init", "--quiet"]);
+        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(small, "node_modules"), "dir");
+        write(".gitignore", ["node_modules"]);
+        write("Pulumi.yaml", ["name: small", "runtime: nodejs"]);
+        write("Pulumi.dev.yaml", ["config: {}"]);
+        write("names.ts", ['export const NAME = "thing";']);
+        write("index.ts", [
+            'import * as pulumi from "@pulumi/pulumi";',
+            'import { NAME } from "./names";',
+            "export = function main() {",
+            '    new pulumi.ComponentResource("test:index:Thing", NAME);',
+            "};",
+        ]);
+        commitHere("base");
+        const baseHere = await renderStack({ root: small, stack: "dev" });
         // This revision's index.ts wraps the program and declares one more component. Were a
         // program's modules kept in the cache, the revision would run the base's code instead.
-        const baseHere = await renderAt(base);
-        git(repo, ["mv", "index.ts", "program.ts"]);
-        fs.writeFileSync(
-            path.join(repo, "index.ts"),
-            [
-                'import * as pulumi from "@pulumi/pulumi";',
-                'import program = require("./program");',
-                "export = function main() {",
-                '    new pulumi.ComponentResource("test:index:Marker", "revision-marker");',
-                "    return program();",
-                "};",
-                "",
-            ].join("\n"),
-        );
-        const sha = commit("marker", ["index.ts", "program.ts"]);
+        git(small, ["mv", "index.ts", "program.ts"]);
+        write("index.ts", [
+            'import * as pulumi from "@pulumi/pulumi";',
+            'import program = require("./program");',
+            "export = function main() {",
+            '    new pulumi.ComponentResource("test:index:Marker", "revision-marker");',
+            "    return program();",
+            "};",
+        ]);
+        commitHere("marker");
         // The base was rendered from this same directory first: its index.ts must not be reused.
-        const diff = diffStacks("dev", baseHere, await renderAt(sha));
+        const diff = diffStacks("dev", baseHere, await renderStack({ root: small, stack: "dev" }));
         assert.deepEqual(names(diff), { added: ["revision-marker"], removed: [], replaced: [], changed: [] });
+        assert.deepEqual(
+            baseHere.resources.map((r) => r.name),
+            ["thing"],
+        );
     });
 });
 
