@@ -3,6 +3,7 @@ import { clusterSchema, controlPlaneSchema, openbaoAccessSchema, registrySchema,
 import { computePlanesSchema } from "./compute-plane-schema";
 import { dnsSchema } from "./aws-schema";
 import { checksSchema } from "./checks-schema";
+import { bundleSchema } from "./bundle-schema";
 
 // In a module of its own, so the dynamic providers' serialized code captures a string, not the schemas.
 export { PROJECT } from "./project";
@@ -17,6 +18,7 @@ export const structuredSettingsSchema = z.object({
     openbaoAccess: openbaoAccessSchema,
     dns: dnsSchema,
     checks: checksSchema,
+    bundle: bundleSchema,
 });
 
 /** The structured keys, in the schema's order. */

@@ -28,6 +28,7 @@ describe("parseSettings on a good config", () => {
             "openbaoAccess",
             "dns",
             "checks",
+            "bundle",
             "computePlaneKubeconfigNames",
             "secrets",
         ]);
@@ -61,6 +62,7 @@ describe("each key by its schema: every problem of the parse at once", () => {
             "openbaoAccess",
             "dns",
             "checks",
+            "bundle",
             "ngcApiKey",
             "accountRegistryKey",
             "sidecarRegistryKey",

@@ -21,6 +21,7 @@ import type { ChecksConfig } from "../../config/checks-schema";
 import { HealthGate, Preflight } from "../providers/cluster-checks";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 import { controlPlaneHealth, controlPlanePreflight } from "../health/specs";
+import type { ReleaseGoal } from "../bundle/restart-warning";
 
 /** Namespaces whose listeners on the shared Gateway admit routes (gateway-routing.md). */
 export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
@@ -29,8 +30,10 @@ export const PLATFORM_LABEL = { "nvcf/platform": "true" } as const;
 export interface ControlPlaneArgs {
     /** The environment: the bundle's `environments/<env>.yaml` keys over `base.yaml`'s defaults. */
     readonly environment: ControlPlaneConfig;
-    /** Per-release chart version pins and values blocks, by release name. */
+    /** Per-release values blocks, by release name. */
     readonly releaseOverrides: Readonly<Record<string, ReleaseOverride>>;
+    /** Each release's chart version: the stack's bundle release's, or a per-release pin. */
+    readonly chartVersions: Readonly<Record<string, string>>;
     /** The cluster: whether Helm waits, and how the grant revocation reaches the API server. */
     readonly cluster: ClusterTarget;
     /** The pull secret, the charts' `imagePullSecrets`, and where the charts come from. */
@@ -91,6 +94,8 @@ export class ControlPlane extends pulumi.ComponentResource {
     /** The Gateway prerequisites, when the stack installs them (ingress.gatewayApi.install). */
     readonly gateway?: GatewayPrerequisites;
     readonly releases: Readonly<Record<string, k8s.helm.v3.Release>>;
+    /** What each release is given: chart version and values. */
+    readonly goals: Readonly<Record<string, ReleaseGoal>>;
     readonly grantRevocation?: OpenBaoGrantRevocation;
     readonly preflight?: Preflight;
     readonly healthGate?: HealthGate;
@@ -207,6 +212,7 @@ export class ControlPlane extends pulumi.ComponentResource {
 
         const dependencies = releaseDependencies(enabled);
         const releases: Record<string, k8s.helm.v3.Release> = {};
+        const goals: Record<string, ReleaseGoal> = {};
         for (const entry of installOrder(enabled, dependencies)) {
             const namespace = entry.namespace(cp);
             const override = args.releaseOverrides[entry.name];
@@ -218,20 +224,22 @@ export class ControlPlane extends pulumi.ComponentResource {
                 ...prerequisites,
                 ...afterPreflight,
             ];
+            const goal = { version: args.chartVersions[entry.name], values: mergeValues(entry.values(ctx), override?.values) };
+            goals[entry.name] = goal;
             releases[entry.name] = helmRelease(
                 `${name}-${entry.name}`,
                 {
                     name: entry.name,
                     namespace: ns ? ns.metadata.name : namespace,
                     chart: chartOf(entry),
-                    version: override?.version ?? entry.version,
-                    values: mergeValues(entry.values(ctx), override?.values),
+                    ...goal,
                     skipAwait: args.cluster.skipAwait,
                 },
                 { parent: this, dependsOn },
             );
         }
         this.releases = releases;
+        this.goals = goals;
 
         // 1.1.0: disabling the proxy leaves its OpenBao grant in place (migrations never remove it); withdraw it.
         if (!cp.adminIssuerProxy.enabled && releases[OPENBAO.release]) {

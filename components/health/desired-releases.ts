@@ -5,6 +5,8 @@ import { NVCA_OPERATOR } from "../compute-plane/compute-plane";
 import { enabledReleases, ownedNamespaces } from "../control-plane/control-plane";
 import { ENVOY_GATEWAY, KYVERNO } from "../kubernetes/cluster-prerequisites";
 import type { DesiredRelease } from "./helm-releases";
+import { selectedBundleRelease } from "../bundle/bundle-releases";
+import { computePlaneVersions, controlPlaneChartVersions } from "../bundle/versions";
 
 /** The SMB CSI driver's release, as components/compute-plane/smb-csi-driver.ts installs it. */
 export const SMB_CSI_DRIVER = { name: "csi-driver-smb", namespace: "kube-system", chart: "csi-driver-smb" } as const;
@@ -19,11 +21,12 @@ function kyverno(settings: Settings): DesiredRelease[] {
 
 /**
  * The Helm releases `pulumi up` installs on the control plane's cluster, with the versions it
- * pins: the catalog's enabled releases (a `releases.<name>.version` override wins), Kyverno and
- * Envoy Gateway when the stack installs them.
+ * pins: the catalog's enabled releases at the bundle release's versions (a
+ * `releases.<name>.version` override wins), Kyverno and Envoy Gateway when the stack installs them.
  */
 export function controlPlaneReleases(settings: Settings): DesiredRelease[] {
     const cp = settings.controlPlane;
+    const versions = controlPlaneChartVersions(selectedBundleRelease(settings.bundle.release), settings.releases);
     const install = cp.ingress.gatewayApi.install;
     return [
         ...kyverno(settings),
@@ -41,7 +44,7 @@ export function controlPlaneReleases(settings: Settings): DesiredRelease[] {
             name: e.name,
             namespace: e.namespace(cp),
             chart: e.chart,
-            version: settings.releases[e.name]?.version ?? e.version,
+            version: versions[e.name],
         })),
     ];
 }
@@ -52,15 +55,16 @@ export function controlPlaneReleases(settings: Settings): DesiredRelease[] {
  * (whose Kyverno serves it).
  */
 export function computePlaneReleases(settings: Settings, plane: ComputePlaneConfig): DesiredRelease[] {
+    const versions = computePlaneVersions(selectedBundleRelease(settings.bundle.release), plane);
     return [
         ...(plane.cluster.sameAsControlPlane ? [] : kyverno(settings)),
         { ...SMB_CSI_DRIVER, version: plane.smbCsiDriver.version },
-        ...enabledAddons(plane).map((a) => ({ name: a.name, namespace: a.namespace, chart: a.chart, version: a.version })),
+        ...enabledAddons(plane).map((a) => ({ name: a.name, namespace: a.namespace, chart: a.chart, version: versions.charts[a.name] })),
         {
             name: NVCA_OPERATOR.release,
             namespace: NVCA_OPERATOR.namespace,
             chart: NVCA_OPERATOR.chart,
-            version: plane.nvcaOperator.chartVersion,
+            version: versions.charts[NVCA_OPERATOR.release],
         },
     ];
 }
