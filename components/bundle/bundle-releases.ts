@@ -83,7 +83,7 @@ export function loadBundleReleases(dir: string = RELEASES_DIR): BundleRelease[] 
         try {
             json = JSON.parse(fs.readFileSync(path.join(dir, file), "utf8"));
         } catch (error) {
-            throw new Error(`bundle release ${where} is not valid JSON: ${(error as Error).message}`);
+            throw new Error(`bundle release ${where} is not valid JSON: ${(error as Error).message}`, { cause: error });
         }
         const parsed = bundleReleaseSchema.safeParse(json);
         if (!parsed.success) {
