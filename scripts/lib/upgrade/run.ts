@@ -1,0 +1,468 @@
+/**
+ * `npm run upgrade`: the runbook's stages in order, each a targeted update of the stack followed
+ * by its checks, with the progress kept in the cluster so that a rerun resumes at the stage that
+ * failed. Every stage says what it does, a line while it waits, and on failure what failed and
+ * the command to look closer.
+ */
+import { setTimeout as sleepFor } from "node:timers/promises";
+import { compareVersions, findBundleRelease, selectedBundleRelease, type BundleRelease } from "../../../components/bundle/bundle-releases";
+import { parseReceipt, RECEIPT, type ReceiptContent } from "../../../components/bundle/receipt";
+import { kubernetesVersion, type CheckResult } from "../../../components/health/checks";
+import { getObject } from "../../../components/health/kube-client";
+import { installedReleases } from "../../../components/health/helm-releases";
+import type { Settings } from "../../../config/settings";
+import { computePlaneChecks, phaseChecks, releasesDeployed, type Clusters } from "./checks";
+import type { Engine } from "./engine";
+import { engineErrors } from "./engine";
+import { functionQueuesEmpty, type QueueAccess, type QueueRef } from "./function-queues";
+import { natsDrained } from "./nats-drain";
+import { LIFECYCLE_MODE_PATH, openBaoClusterId, openBaoMembersChecked, type OpenBaoStageSupport } from "./openbao";
+import { PROGRESS, resumeAt, withStage, type Progress, type ProgressStore } from "./progress";
+import { describeStep, needsDrain, planStages, stageNumber, stageOf, STAGES, type StageId, type StagePlan } from "./stages";
+
+export interface UpgradeOptions {
+    readonly stack: string;
+    /** Print the stages, each targeted preview and the checks; change nothing. */
+    readonly plan: boolean;
+    /** The installed bundle release, for an environment without a receipt (installed before receipts). */
+    readonly from?: string;
+    /** Forget a recorded upgrade to another release and start over. */
+    readonly restart: boolean;
+    /** Function queues that must be empty before NATS restarts (with the NVCF API's access). */
+    readonly queues: readonly QueueRef[];
+    readonly queueAccess?: QueueAccess;
+    readonly timeoutSeconds: number;
+    readonly pollSeconds: number;
+}
+
+export interface UpgradeDeps {
+    readonly engine: Engine;
+    /** The stack's settings (non-secret), as the program parses them. */
+    readonly settings: Settings;
+    readonly clusters: Clusters;
+    readonly progress: ProgressStore;
+    readonly openbao: OpenBaoStageSupport;
+    /** The bundle releases this checkout knows, oldest first. */
+    readonly releases: readonly BundleRelease[];
+    readonly out: (text: string) => void;
+    readonly sleep?: (ms: number) => Promise<void>;
+    readonly now?: () => Date;
+}
+
+/** What the runbook says of going back (its rollback boundary), for a refused downgrade. */
+export const ROLLBACK_BOUNDARY = [
+    "NVIDIA's runbook has no downgrade: on a failed upgrade you stop and follow a reviewed recovery plan, and never apply an old bundle unchanged.",
+    "- keep the patched NVCA on the GPU clusters, the target Tasks settings and the corrected hostname policy;",
+    "- an older core stage may only be re-applied without ingress and nvct-api (old Tasks settings bring back unpublished worker images);",
+    "- keep OpenBao's bridge image and both JWT plugins: new mounts may use commands the old images lack, and plugin rollback belongs to the plugin migration procedure;",
+    "- restoring application releases neither validates an OpenBao server or agent downgrade nor reverses stored data: use OpenBao's recovery boundary and your datastore recovery plan for restores;",
+    "- afterwards, verify the original identities, the existing workloads and the durable data (and launch a new task if you run tasks).",
+].join("\n");
+
+const CHECKS: Record<StageId, string> = {
+    preflight: "every cluster answers; every Helm release in the stack's namespaces is deployed (no failed or pending-*)",
+    "compute-planes":
+        "each GPU cluster's releases at the new versions and deployed, its NVCFBackend healthy, its operator and agent pods Ready",
+    drain: "each NATS pod's /jsz (all pages): every single-replica memory stream present and empty; each function queue given empty",
+    openbao:
+        "every member unsealed, one active, the cluster ID captured before the stage, updatedReplicas equal to replicas; the JWT mounts against their baseline",
+    dependencies: "the 01 releases at the new versions and deployed, their workloads ready, every Job (the migrations) succeeded",
+    core: "the 02 releases at the new versions and deployed, their workloads ready, every HTTPRoute Accepted",
+    observability: "the 00 and 03 releases at the new versions and deployed, their workloads ready",
+    receipt: "the receipt names the bundle release and each release's chart version as Helm records it",
+    "final-preview": "a whole-stack preview shows no change",
+};
+
+class StageFailure extends Error {
+    constructor(readonly results: CheckResult[]) {
+        super(
+            results
+                .filter((r) => !r.ok)
+                .map((r) => `${r.name}: ${r.detail}`)
+                .join("; "),
+        );
+    }
+}
+
+/** Runs the upgrade (or prints its plan); the exit code: 0 done, 1 a stage failed (rerun resumes), 2 refused or unusable. */
+export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Promise<number> {
+    const say = (line = "") => deps.out(`${line}\n`);
+    const now = deps.now ?? (() => new Date());
+    const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms));
+    const { engine } = deps;
+    const rerun = `npm run upgrade -- --stack ${options.stack}`;
+
+    // Which release is installed, and which the stack now selects.
+    const target = selectedBundleRelease(deps.settings.bundle.release, deps.releases);
+    const receipt = await readReceipt(deps);
+    if (receipt && options.from && receipt.bundleRelease !== options.from) {
+        say(
+            `upgrade: the receipt ${RECEIPT.namespace}/${RECEIPT.name} says bundle release ${receipt.bundleRelease} is installed; --from ${options.from} contradicts it.`,
+        );
+        return 2;
+    }
+    const installedName = receipt?.bundleRelease ?? options.from;
+    if (!installedName) {
+        say(
+            `upgrade: which bundle release this environment runs is unknown: it has no receipt (ConfigMap ${RECEIPT.namespace}/${RECEIPT.name}), ` +
+                `which an install or upgrade with this program writes. Pass the release it runs: --from <release> (known: ${deps.releases.map((r) => r.release).join(", ")}).`,
+        );
+        return 2;
+    }
+    const installed = findBundleRelease(installedName, deps.releases);
+    if (!installed) {
+        say(
+            `upgrade: the environment runs bundle release ${installedName}, which this checkout of the program does not know ` +
+                `(it knows ${deps.releases.map((r) => r.release).join(", ")}); use a checkout that does.`,
+        );
+        return 2;
+    }
+    if (compareVersions(target.release, installed.release) < 0) {
+        say(`upgrade: refused: the stack selects bundle release ${target.release}, older than the installed ${installed.release}.`);
+        say(ROLLBACK_BOUNDARY);
+        say(
+            `To stay on ${installed.release}, set nvcf-self-managed:bundle.release to ${installed.release} in Pulumi.${options.stack}.yaml.`,
+        );
+        return 2;
+    }
+
+    let progress = await deps.progress.read();
+    if (progress && !progress.completedAt && (progress.to !== target.release || progress.from !== installed.release)) {
+        if (!options.restart) {
+            const failed = STAGES.find((s) => progress!.stages[s.id]?.state === "failed");
+            say(
+                `upgrade: an upgrade from ${progress.from} to ${progress.to} is in progress` +
+                    `${failed ? ` (stage ${stageNumber(failed.id)}, ${failed.title}, failed at ${progress.stages[failed.id]!.at})` : ""}, ` +
+                    `and the stack now selects ${target.release} over the installed ${installed.release}. ` +
+                    `Select ${progress.to} again (nvcf-self-managed:bundle.release) to finish it, or pass --restart to start over ` +
+                    `(kubectl -n ${PROGRESS.namespace} get configmap ${PROGRESS.name} -o yaml shows the record).`,
+            );
+            return 2;
+        }
+    }
+    const fresh = !progress || progress.completedAt !== undefined || options.restart || progress.to !== target.release;
+    if (fresh) progress = { from: installed.release, to: target.release, startedAt: now().toISOString(), stages: {} };
+
+    say(`Stack ${options.stack}: bundle release ${installed.release} installed, ${target.release} selected.`);
+    say(`Planning: a preview of the whole stack ...`);
+    let plan = planStages(await engine.preview());
+    if (options.plan) return printPlan(options, deps, plan, installed, target, say);
+    if (fresh && installed.release === target.release && plan.size === 0) {
+        say(`Nothing to upgrade: the environment runs bundle release ${target.release}, and the preview shows no change.`);
+        return 0;
+    }
+
+    const resumed = !fresh ? resumeAt(progress) : undefined;
+    if (resumed && resumed !== "preflight")
+        say(`Resuming the upgrade to ${target.release} at stage ${stageNumber(resumed)} (${STAGES[stageNumber(resumed) - 1].title}).`);
+
+    const ctx: StageContext = {
+        options,
+        deps,
+        say,
+        sleep,
+        now,
+        target,
+        progress: () => progress!,
+        save: async (p) => {
+            progress = p;
+            await deps.progress.write(p);
+        },
+        plan: () => plan,
+        replan: async () => {
+            plan = planStages(await engine.preview());
+            return plan;
+        },
+    };
+    for (const stage of STAGES) {
+        const n = `${stageNumber(stage.id)}/${STAGES.length}`;
+        const record = progress!.stages[stage.id];
+        if (record?.state === "passed") {
+            say(`== stage ${n}: ${stage.title}: passed at ${record.at}; not repeated.`);
+            continue;
+        }
+        say(`== stage ${n}: ${stage.title} (the runbook's "${stage.runbook}")`);
+        say(`   ${stage.does}.`);
+        try {
+            const note = await runStage(stage.id, ctx);
+            progress = withStage(progress!, stage.id, { state: "passed", at: now().toISOString(), ...(note ? { detail: note } : {}) });
+            await deps.progress.write(progress);
+            say(`   passed${note ? `: ${note}` : ""}.`);
+        } catch (error) {
+            const results = error instanceof StageFailure ? error.results.filter((r) => !r.ok) : [];
+            const detail = results.length > 0 ? results.map((r) => `${r.name}: ${r.detail}`).join("\n") : engineErrors(error);
+            progress = withStage(progress!, stage.id, { state: "failed", at: now().toISOString(), detail });
+            await deps.progress
+                .write(progress)
+                .catch((e: unknown) => say(`   (the progress could not be recorded: ${(e as Error).message})`));
+            say(`   FAILED: stage ${n}, ${stage.title}:`);
+            if (results.length > 0) for (const r of results) say(`   - ${r.name}: ${r.detail}\n     Fix: ${r.fix}`);
+            else say(detail.replace(/^/gm, "   "));
+            say(`   Nothing after this stage was changed. Once it is fixed, run ${rerun}: it resumes at stage ${n}.`);
+            return 1;
+        }
+    }
+    progress = { ...progress!, completedAt: now().toISOString() };
+    await deps.progress.write(progress);
+    say(
+        `Done: the environment runs bundle release ${target.release} (receipt ${RECEIPT.namespace}/${RECEIPT.name}). Resume workloads: invoke a known function with its known request (the runbook's step 6).`,
+    );
+    return 0;
+}
+
+interface StageContext {
+    readonly options: UpgradeOptions;
+    readonly deps: UpgradeDeps;
+    readonly say: (line?: string) => void;
+    readonly sleep: (ms: number) => Promise<void>;
+    readonly now: () => Date;
+    readonly target: BundleRelease;
+    progress(): Progress;
+    save(p: Progress): Promise<void>;
+    plan(): Map<StageId, StagePlan>;
+    replan(): Promise<Map<StageId, StagePlan>>;
+}
+
+/** One stage's work; returns a note for the record, throws StageFailure (or the engine's error) on failure. */
+async function runStage(id: StageId, ctx: StageContext): Promise<string | undefined> {
+    const { deps, say } = ctx;
+    const { clusters } = deps;
+    const control = clusters.control;
+    switch (id) {
+        case "preflight": {
+            const results: CheckResult[] = [];
+            for (const c of [control, ...clusters.planes]) {
+                const version = await kubernetesVersion(c.kube);
+                results.push({ ...version, name: `${c.target.cluster}: ${version.name}` });
+                if (version.ok) results.push(await releasesDeployed(c));
+            }
+            report(say, results);
+            if (results.some((r) => !r.ok)) throw new StageFailure(results);
+            return undefined;
+        }
+        case "compute-planes":
+            return updateThenCheck(ctx, "compute-planes", () => computePlaneChecks(clusters.planes));
+        case "drain": {
+            if (!needsDrain(ctx.plan())) {
+                say("   nothing in this upgrade restarts NATS, the gRPC proxy or the invocation service: no drain needed.");
+                return "no drain needed";
+            }
+            const { queueAccess, queues } = ctx.options;
+            await waitFor(ctx, async () => [
+                await natsDrained(control.kube),
+                ...(queueAccess && queues.length > 0 ? [await functionQueuesEmpty(queueAccess, queues)] : []),
+            ]);
+            if (queues.length === 0)
+                say("   function queues: none given (--queue <function>[:<version>] with NVCF_API_KEY checks them too).");
+            return undefined;
+        }
+        case "openbao":
+            return openbaoStage(ctx);
+        case "dependencies":
+            return updateThenCheck(ctx, "dependencies", () => phaseChecks(control, ["dependencies"], { jobs: true }));
+        case "core":
+            return updateThenCheck(ctx, "core", () => phaseChecks(control, ["core"], { routes: true }));
+        case "observability":
+            return updateThenCheck(ctx, "observability", () => phaseChecks(control, ["observability-infrastructure", "observability"]));
+        case "receipt":
+            return updateThenCheck(ctx, "receipt", () => receiptChecks(ctx), { checkWithoutChange: true });
+        case "final-preview": {
+            const left = (await deps.engine.preview()).filter((s) => stageOf(s) !== undefined);
+            if (left.length === 0) {
+                say("   the preview shows no change.");
+                return undefined;
+            }
+            throw new StageFailure([
+                {
+                    name: "final-preview",
+                    ok: false,
+                    detail: `the preview still shows ${left.length} change${left.length === 1 ? "" : "s"}: ${left.map(describeStep).join(", ")}`,
+                    fix: `pulumi preview --diff -s ${ctx.options.stack} shows them; a setting changed during the upgrade, or a resource drifted`,
+                },
+            ]);
+        }
+    }
+}
+
+/** A stage's targeted update (when the plan gives it changes), then its checks until they pass or time runs out. */
+async function updateThenCheck(
+    ctx: StageContext,
+    id: StageId,
+    checks: () => Promise<CheckResult[]>,
+    options: { checkWithoutChange?: boolean } = {},
+): Promise<string | undefined> {
+    const targets = ctx.plan().get(id);
+    if (!targets || targets.urns.length === 0) {
+        if (!options.checkWithoutChange) {
+            ctx.say("   nothing to change in this stage.");
+            return "no change";
+        }
+    } else {
+        ctx.say(`   updating ${targets.urns.length} resource${targets.urns.length === 1 ? "" : "s"} (a targeted pulumi up):`);
+        await ctx.deps.engine.up(targets.urns, (line) => ctx.say(`     ${line}`));
+    }
+    await waitFor(ctx, checks);
+    return undefined;
+}
+
+/** Polls the checks until every one passes, with a line while it waits; throws StageFailure at the timeout. */
+async function waitFor(ctx: StageContext, checks: () => Promise<CheckResult[]>): Promise<void> {
+    const { timeoutSeconds, pollSeconds } = ctx.options;
+    const started = ctx.now().getTime();
+    let last = "";
+    let lastSaid = 0;
+    for (;;) {
+        const results = await checks();
+        const failing = results.filter((r) => !r.ok);
+        if (failing.length === 0) {
+            report(ctx.say, results);
+            return;
+        }
+        const elapsed = Math.round((ctx.now().getTime() - started) / 1000);
+        if (elapsed >= timeoutSeconds) throw new StageFailure(results);
+        const line = `${failing[0].name}: ${failing[0].detail}${failing.length > 1 ? ` (and ${failing.length - 1} more)` : ""}`;
+        if (line !== last || elapsed - lastSaid >= 30) {
+            ctx.say(`   waiting (${elapsed} s of ${timeoutSeconds} s): ${line}`);
+            last = line;
+            lastSaid = elapsed;
+        }
+        await ctx.sleep(pollSeconds * 1000);
+    }
+}
+
+function report(say: (line?: string) => void, results: readonly CheckResult[]): void {
+    for (const r of results) say(`   ${r.ok ? "ok  " : "FAIL"} ${r.name}: ${r.detail}`);
+}
+
+/**
+ * The runbook's OpenBao stage: capture the member's cluster ID once (kept with the progress),
+ * switch the JWT plugin to bridge mode, update OpenBao alone (its release and the rollout's
+ * resources), check the members, then versioned mode, updated and checked the same way.
+ */
+async function openbaoStage(ctx: StageContext): Promise<string | undefined> {
+    const { deps, say } = ctx;
+    const control = deps.clusters.control;
+    if (!ctx.plan().get("openbao")) {
+        say("   nothing of OpenBao changes in this upgrade.");
+        return "no change";
+    }
+    const scheme = deps.settings.openbaoAccess.scheme;
+    let baseline = ctx.progress().openbaoBaseline as { clusterId?: string } | undefined;
+    if (!baseline) {
+        baseline = { clusterId: await openBaoClusterId(control.kube, scheme) };
+        await ctx.save({ ...ctx.progress(), openbaoBaseline: baseline });
+        say(`   baseline captured (kept for every retry): cluster ID ${baseline.clusterId ?? "unknown (no unsealed member answered)"}.`);
+    } else {
+        say(`   baseline kept from the first attempt: cluster ID ${baseline.clusterId ?? "unknown"}.`);
+    }
+    const checks = () => openBaoMembersChecked(control.kube, scheme, baseline.clusterId);
+    const modes = deps.openbao.lifecycle && lifecycleMode(deps.settings) !== "versioned" ? (["bridge", "versioned"] as const) : [];
+    if (!deps.openbao.lifecycle) {
+        say(
+            "   this program has no JWT plugin lifecycle (openbao.jwtPluginLifecycle): OpenBao is updated without bridge mode, and the JWT mounts are not checked.",
+        );
+    }
+    for (const mode of modes.length > 0 ? modes : ([undefined] as const)) {
+        if (mode) {
+            say(`   openbao.jwtPluginLifecycle.mode: ${mode} (pulumi config set --path ${LIFECYCLE_MODE_PATH} ${mode})`);
+            await deps.engine.setConfig(LIFECYCLE_MODE_PATH, mode);
+        }
+        const plan = mode ? await ctx.replan() : ctx.plan();
+        const urns = plan.get("openbao")?.urns ?? [];
+        if (urns.length > 0) {
+            say(`   updating OpenBao alone (${urns.length} resource${urns.length === 1 ? "" : "s"}), NATS left running:`);
+            await deps.engine.up(urns, (line) => say(`     ${line}`));
+        }
+        await waitFor(ctx, checks);
+    }
+    return modes.length > 0 ? "bridge, then versioned" : undefined;
+}
+
+/** `openbao.jwtPluginLifecycle.mode` as the stack sets it, where the program has the setting. */
+function lifecycleMode(settings: Settings): string | undefined {
+    const openbao = settings.controlPlane.openbao as { jwtPluginLifecycle?: { mode?: unknown } };
+    return typeof openbao.jwtPluginLifecycle?.mode === "string" ? openbao.jwtPluginLifecycle.mode : undefined;
+}
+
+async function readReceipt(deps: UpgradeDeps): Promise<ReceiptContent | undefined> {
+    const cm = await getObject(deps.clusters.control.kube, `/api/v1/namespaces/${RECEIPT.namespace}/configmaps/${RECEIPT.name}`);
+    return parseReceipt(cm?.data);
+}
+
+/** The receipt against the target and what Helm records on every cluster (the runbook's receipt check). */
+async function receiptChecks(ctx: StageContext): Promise<CheckResult[]> {
+    const { clusters } = ctx.deps;
+    const receipt = await readReceipt(ctx.deps);
+    const name = "receipt";
+    const inspect = `kubectl -n ${RECEIPT.namespace} get configmap ${RECEIPT.name} -o yaml`;
+    if (!receipt) return [{ name, ok: false, detail: `no receipt ${RECEIPT.namespace}/${RECEIPT.name} this program wrote`, fix: inspect }];
+    const problems: string[] = [];
+    if (receipt.bundleRelease !== ctx.target.release)
+        problems.push(`it names bundle release ${receipt.bundleRelease}, not ${ctx.target.release}`);
+    const compare = async (cluster: Clusters["control"], versions: Readonly<Record<string, string>>, where: string) => {
+        const helm = await installedReleases(cluster.kube, [...new Set(cluster.target.releases.map((r) => r.namespace))]);
+        for (const want of cluster.target.releases) {
+            if (!(want.name in versions)) continue;
+            const got = helm.find((r) => r.name === want.name && r.namespace === want.namespace);
+            if (!got || got.chartVersion.replace(/^v/, "") !== versions[want.name].replace(/^v/, "")) {
+                problems.push(
+                    `${where} ${want.name}: the receipt says ${versions[want.name]}, Helm ${got?.chartVersion || "has no release"}`,
+                );
+            }
+        }
+    };
+    await compare(clusters.control, receipt.controlPlane, "control plane");
+    for (const plane of clusters.planes) await compare(plane, receipt.computePlanes[plane.name] ?? {}, `compute plane ${plane.name}`);
+    return [
+        problems.length === 0
+            ? {
+                  name,
+                  ok: true,
+                  detail: `the receipt names bundle release ${receipt.bundleRelease} and every release's chart version as Helm records it`,
+                  fix: "",
+              }
+            : {
+                  name,
+                  ok: false,
+                  detail: problems.join("; "),
+                  fix: `${inspect}; never patch it by hand: rerun the upgrade, whose receipt stage rewrites it`,
+              },
+    ];
+}
+
+/** `--plan`: each stage, its targeted preview and its checks; nothing changes and no progress is written. */
+async function printPlan(
+    options: UpgradeOptions,
+    deps: UpgradeDeps,
+    plan: Map<StageId, StagePlan>,
+    installed: BundleRelease,
+    target: BundleRelease,
+    say: (line?: string) => void,
+): Promise<number> {
+    say(`Plan of the upgrade from bundle release ${installed.release} to ${target.release} (nothing is changed):`);
+    for (const stage of STAGES) {
+        say(`\n== stage ${stageNumber(stage.id)}/${STAGES.length}: ${stage.title} (the runbook's "${stage.runbook}")`);
+        say(`   does: ${stage.does}.`);
+        const p = plan.get(stage.id);
+        if (stage.id === "drain")
+            say(
+                `   ${needsDrain(plan) ? "runs: the upgrade restarts NATS, the gRPC proxy or the invocation service" : "skipped: nothing restarts NATS, the gRPC proxy or the invocation service"}.`,
+            );
+        if (stage.id === "openbao" && p) {
+            say(
+                deps.openbao.lifecycle && lifecycleMode(deps.settings) !== "versioned"
+                    ? `   sets ${LIFECYCLE_MODE_PATH} to bridge, updates OpenBao alone, then sets it to versioned and updates it again (the previews below are before the switch).`
+                    : "   updates OpenBao alone (this program has no JWT plugin lifecycle, or it is already versioned).",
+            );
+        }
+        if (p) {
+            say(`   targeted preview (${p.urns.length} resource${p.urns.length === 1 ? "" : "s"}):`);
+            for (const step of await deps.engine.preview(p.urns)) say(`     ${describeStep(step)}`);
+        } else if (!["preflight", "drain", "final-preview"].includes(stage.id)) {
+            say("   no change.");
+        }
+        say(`   checks: ${CHECKS[stage.id]}.`);
+    }
+    say(`\nRun it with npm run upgrade -- --stack ${options.stack}.`);
+    return 0;
+}

@@ -1,0 +1,163 @@
+/**
+ * The staged upgrade's stages, in NVIDIA's runbook order, and which stage each change of a
+ * whole-stack preview belongs to. Pure: the planner takes the preview's steps, the tests give
+ * it made-up ones.
+ */
+import { catalogEntry, OPENBAO, RELEASE_NAMES, type Phase } from "../../../components/control-plane/catalog";
+
+export const STAGES = [
+    {
+        id: "preflight",
+        title: "preflight",
+        does: "checks every Helm release is deployed, reads the installed bundle release, refuses a downgrade",
+        runbook: "Before starting",
+    },
+    {
+        id: "compute-planes",
+        title: "compute planes",
+        does: "upgrades every GPU cluster (its prerequisites, add-ons and NVCA operator), then waits for a healthy NVCFBackend and Ready operator and agent pods",
+        runbook: "3. Upgrade the existing compute plane",
+    },
+    {
+        id: "drain",
+        title: "drain gate",
+        does: "before anything restarts NATS, the gRPC proxy or the invocation service: every single-replica memory stream on every NATS server is present and empty (and each function queue given is empty)",
+        runbook: "4. Drain pending work",
+    },
+    {
+        id: "openbao",
+        title: "OpenBao",
+        does: "JWT plugin bridge mode, OpenBao alone with its member-by-member rollout, the JWT mount checks against the baseline, then versioned mode",
+        runbook: "5. OpenBao bridge before dependency migrations",
+    },
+    {
+        id: "dependencies",
+        title: "dependencies (01)",
+        does: "the bundle's 01-dependencies releases (and the stack's namespaces, pull secrets and cluster prerequisites), then ready workloads and succeeded migration Jobs",
+        runbook: "5. Dependencies and migrations",
+    },
+    {
+        id: "core",
+        title: "core services (02)",
+        does: "the bundle's 02-core releases, then ready workloads and Accepted HTTPRoutes",
+        runbook: "5. Core services",
+    },
+    {
+        id: "observability",
+        title: "observability (00, 03)",
+        does: "the monitoring stack and the 03-observability releases, then ready workloads",
+        runbook: "Observability (unchanged from 1.0.2 to 1.0.4)",
+    },
+    {
+        id: "receipt",
+        title: "receipt",
+        does: "writes the receipt ConfigMap nvcf/nvcf-upgrade-receipt, then checks it names the bundle release and every release's chart version",
+        runbook: "5. Upgrade receipt",
+    },
+    {
+        id: "final-preview",
+        title: "final preview",
+        does: "a whole-stack preview, which must show no change",
+        runbook: "6. Resume workloads (after this command)",
+    },
+] as const;
+
+export type StageId = (typeof STAGES)[number]["id"];
+export type Stage = (typeof STAGES)[number];
+
+export function stageNumber(id: StageId): number {
+    return STAGES.findIndex((s) => s.id === id) + 1;
+}
+
+/** One change of a preview: a resource and what happens to it. */
+export interface PlannedStep {
+    readonly urn: string;
+    readonly type: string;
+    readonly op: string;
+    /** A Helm release's release name (inputs.name), old or new. */
+    readonly release?: string;
+    readonly oldVersion?: string;
+    readonly newVersion?: string;
+}
+
+/** Releases whose restart drops work in flight (the runbook's NATS, gRPC proxy and invocation service rollovers). */
+export const DRAIN_BEFORE = ["nats", "grpc-proxy", "invocation-service"] as const;
+
+const HELM_RELEASE = "kubernetes:helm.sh/v3:Release";
+const PHASE_STAGE: Record<Phase, StageId> = {
+    "observability-infrastructure": "observability",
+    dependencies: "dependencies",
+    core: "core",
+    observability: "observability",
+};
+
+/** The types of a URN, outermost parent first (`urn:pulumi:stack::project::parent$child::name`). */
+export function typeChain(urn: string): string[] {
+    return (urn.split("::")[2] ?? "").split("$");
+}
+
+/**
+ * The stage a change belongs to, or undefined for what the engine takes along by itself (the
+ * stack, providers) and reads. Everything of a GPU cluster goes with the compute planes; a
+ * control-plane Helm release with its helmfile file (OpenBao on its own); the receipt and the
+ * control plane's health gate last; the grant revocation and DNS with the core services; the
+ * rest of the control plane (namespaces, pull secrets, Kyverno and the Gateway prerequisites)
+ * before the dependencies, as Helmfile needs them before its first file.
+ */
+export function stageOf(step: PlannedStep): StageId | undefined {
+    const chain = typeChain(step.urn);
+    const type = chain[chain.length - 1];
+    if (step.op === "read" || step.op === "same" || type.startsWith("pulumi:providers:") || type === "pulumi:pulumi:Stack")
+        return undefined;
+    if (type === "pulumi:pulumi:StackReference") return undefined;
+    if (chain.includes("nvcf:compute-plane:ComputePlane")) return "compute-planes";
+    if (chain.includes("nvcf:bundle:Bundle")) return "receipt";
+    if (chain.includes("nvcf:openbao:GrantRevocation") || chain.includes("nvcf:aws:GatewayDns")) return "core";
+    if (chain.some((t) => t.startsWith("nvcf:openbao:"))) return "openbao";
+    if (type === "pulumi-nodejs:dynamic/nvcf:HealthGate") return "receipt";
+    if (type === HELM_RELEASE && step.release && RELEASE_NAMES.includes(step.release)) {
+        if (step.release === OPENBAO.release) return "openbao";
+        return PHASE_STAGE[catalogEntry(step.release).phase];
+    }
+    return "dependencies";
+}
+
+/** What a stage changes: the URNs it targets and its Helm releases' version changes. */
+export interface StagePlan {
+    readonly urns: readonly string[];
+    readonly steps: readonly PlannedStep[];
+}
+
+/** The preview's changes grouped by stage, each URN once (a replacement is several steps). */
+export function planStages(steps: readonly PlannedStep[]): Map<StageId, StagePlan> {
+    const byStage = new Map<StageId, PlannedStep[]>();
+    const seen = new Set<string>();
+    for (const step of steps) {
+        const stage = stageOf(step);
+        if (!stage || seen.has(step.urn)) continue;
+        seen.add(step.urn);
+        byStage.set(stage, [...(byStage.get(stage) ?? []), step]);
+    }
+    return new Map([...byStage].map(([stage, s]) => [stage, { urns: s.map((x) => x.urn), steps: s }]));
+}
+
+/** Whether the stages after the drain gate restart something that drops work in flight. */
+export function needsDrain(plan: Map<StageId, StagePlan>): boolean {
+    return [...plan.values()].some((p) => p.steps.some((s) => s.release && (DRAIN_BEFORE as readonly string[]).includes(s.release)));
+}
+
+/** One line per change: `update release nats 0.7.1 -> 0.7.2`, or the resource's type and name. */
+export function describeStep(step: PlannedStep): string {
+    const chain = typeChain(step.urn);
+    const name = step.urn.split("::").pop() ?? step.urn;
+    if (step.release) {
+        const versions =
+            step.oldVersion && step.newVersion && step.oldVersion !== step.newVersion
+                ? ` ${step.oldVersion} -> ${step.newVersion}`
+                : step.newVersion && !step.oldVersion
+                  ? ` ${step.newVersion}`
+                  : "";
+        return `${step.op} release ${step.release}${versions}`;
+    }
+    return `${step.op} ${chain[chain.length - 1]} ${name}`;
+}
