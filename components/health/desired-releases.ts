@@ -5,7 +5,7 @@ import { NVCA_OPERATOR } from "../compute-plane/compute-plane";
 import { enabledReleases, ownedNamespaces } from "../control-plane/control-plane";
 import { ENVOY_GATEWAY, KYVERNO } from "../kubernetes/cluster-prerequisites";
 import type { DesiredRelease } from "./helm-releases";
-import { selectedBundleRelease } from "../bundle/bundle-releases";
+import { selectedBundleRelease, type BundleRelease } from "../bundle/bundle-releases";
 import { computePlaneVersions, controlPlaneChartVersions } from "../bundle/versions";
 
 /** The SMB CSI driver's release, as components/compute-plane/smb-csi-driver.ts installs it. */
@@ -24,9 +24,12 @@ function kyverno(settings: Settings): DesiredRelease[] {
  * pins: the catalog's enabled releases at the bundle release's versions (a
  * `releases.<name>.version` override wins), Kyverno and Envoy Gateway when the stack installs them.
  */
-export function controlPlaneReleases(settings: Settings): DesiredRelease[] {
+export function controlPlaneReleases(
+    settings: Settings,
+    bundle: BundleRelease = selectedBundleRelease(settings.bundle.release),
+): DesiredRelease[] {
     const cp = settings.controlPlane;
-    const versions = controlPlaneChartVersions(selectedBundleRelease(settings.bundle.release), settings.releases);
+    const versions = controlPlaneChartVersions(bundle, settings.releases);
     const install = cp.ingress.gatewayApi.install;
     return [
         ...kyverno(settings),
@@ -54,8 +57,12 @@ export function controlPlaneReleases(settings: Settings): DesiredRelease[] {
  * add-ons, the NVCA operator, and Kyverno unless the plane shares the control plane's cluster
  * (whose Kyverno serves it).
  */
-export function computePlaneReleases(settings: Settings, plane: ComputePlaneConfig): DesiredRelease[] {
-    const versions = computePlaneVersions(selectedBundleRelease(settings.bundle.release), plane);
+export function computePlaneReleases(
+    settings: Settings,
+    plane: ComputePlaneConfig,
+    bundle: BundleRelease = selectedBundleRelease(settings.bundle.release),
+): DesiredRelease[] {
+    const versions = computePlaneVersions(bundle, plane);
     return [
         ...(plane.cluster.sameAsControlPlane ? [] : kyverno(settings)),
         { ...SMB_CSI_DRIVER, version: plane.smbCsiDriver.version },

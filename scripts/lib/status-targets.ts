@@ -21,6 +21,7 @@ import { enabledReleases } from "../../components/control-plane/control-plane";
 import type { KubeAccess } from "../../components/providers/kube-access";
 import type { SecretKey } from "../../config/keys";
 import type { Settings } from "../../config/settings";
+import { selectedBundleRelease, type BundleRelease } from "../../components/bundle/bundle-releases";
 
 /** One cluster to check: how to reach it (or why it is not checked) and what to check there. */
 export interface StatusTarget {
@@ -44,7 +45,12 @@ export interface GivenKubeconfigs {
     readonly planes: ReadonlyMap<string, { readonly file: string; readonly text: string }>;
 }
 
-export function statusTargets(settings: Settings, secretKeys: readonly SecretKey[], given: GivenKubeconfigs): StatusTarget[] {
+export function statusTargets(
+    settings: Settings,
+    secretKeys: readonly SecretKey[],
+    given: GivenKubeconfigs,
+    bundle: BundleRelease = selectedBundleRelease(settings.bundle.release),
+): StatusTarget[] {
     const cp = settings.controlPlane;
     const { checks } = settings;
     const enabled = enabledReleases(cp);
@@ -62,7 +68,7 @@ export function statusTargets(settings: Settings, secretKeys: readonly SecretKey
                 ? { namespace: openbaoEntry.namespace(cp), pod: OPENBAO.pod, port: OPENBAO.port, access: settings.openbaoAccess }
                 : undefined,
         ),
-        releases: controlPlaneReleases(settings),
+        releases: controlPlaneReleases(settings, bundle),
         extrasIn: controlPlaneExtrasNamespaces(settings),
     };
     const planes = settings.computePlanes.map((plane): StatusTarget => {
@@ -81,7 +87,7 @@ export function statusTargets(settings: Settings, secretKeys: readonly SecretKey
                         skipped: `its kubeconfig may be in the stack secret computePlaneKubeconfigs, which status never decrypts; pass --kubeconfig-for ${plane.clusterName}=<file>`,
                     }
                   : { access: { ...(c.context ? { context: c.context } : {}) } };
-        const releases = computePlaneReleases(settings, plane);
+        const releases = computePlaneReleases(settings, plane, bundle);
         return {
             cluster: `compute plane ${plane.clusterName}`,
             ...access,

@@ -10,7 +10,8 @@ import { STAGES, type StageId } from "./stages";
 export const PROGRESS = { name: "nvcf-upgrade-progress", namespace: "nvcf" } as const;
 
 export interface StageRecord {
-    readonly state: "passed" | "failed";
+    /** running: started and not ended (an interrupted run); a rerun checks it again even when nothing is left to change. */
+    readonly state: "running" | "passed" | "failed";
     /** ISO 8601. */
     readonly at: string;
     /** Why it failed, one line per failing check. */

@@ -90,6 +90,7 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
     const now = deps.now ?? (() => new Date());
     const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms));
     const { engine } = deps;
+    const planeNames = deps.clusters.planes.map((p) => p.name);
     const rerun = `npm run upgrade -- --stack ${options.stack}`;
 
     // Which release is installed, and which the stack now selects.
@@ -127,13 +128,14 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
     }
 
     let progress = await deps.progress.read();
-    if (progress && !progress.completedAt && (progress.to !== target.release || progress.from !== installed.release)) {
+    // Once its receipt stage passed, an unfinished upgrade's target is what the receipt names: the same run.
+    if (progress && !progress.completedAt && progress.to !== target.release) {
         if (!options.restart) {
             const failed = STAGES.find((s) => progress!.stages[s.id]?.state === "failed");
             say(
                 `upgrade: an upgrade from ${progress.from} to ${progress.to} is in progress` +
                     `${failed ? ` (stage ${stageNumber(failed.id)}, ${failed.title}, failed at ${progress.stages[failed.id]!.at})` : ""}, ` +
-                    `and the stack now selects ${target.release} over the installed ${installed.release}. ` +
+                    `and the stack now selects ${target.release}. ` +
                     `Select ${progress.to} again (nvcf-self-managed:bundle.release) to finish it, or pass --restart to start over ` +
                     `(kubectl -n ${PROGRESS.namespace} get configmap ${PROGRESS.name} -o yaml shows the record).`,
             );
@@ -145,7 +147,7 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
 
     say(`Stack ${options.stack}: bundle release ${installed.release} installed, ${target.release} selected.`);
     say(`Planning: a preview of the whole stack ...`);
-    let plan = planStages(await engine.preview());
+    let plan = planStages(await engine.preview(), planeNames);
     if (options.plan) return printPlan(options, deps, plan, installed, target, say);
     if (fresh && installed.release === target.release && plan.size === 0) {
         say(`Nothing to upgrade: the environment runs bundle release ${target.release}, and the preview shows no change.`);
@@ -156,6 +158,7 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
     if (resumed && resumed !== "preflight")
         say(`Resuming the upgrade to ${target.release} at stage ${stageNumber(resumed)} (${STAGES[stageNumber(resumed) - 1].title}).`);
 
+    let attempted = false;
     const ctx: StageContext = {
         options,
         deps,
@@ -163,6 +166,8 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
         sleep,
         now,
         target,
+        planes: planeNames,
+        attempted: () => attempted,
         progress: () => progress!,
         save: async (p) => {
             progress = p;
@@ -170,7 +175,7 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
         },
         plan: () => plan,
         replan: async () => {
-            plan = planStages(await engine.preview());
+            plan = planStages(await engine.preview(), planeNames);
             return plan;
         },
     };
@@ -181,8 +186,12 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
             say(`== stage ${n}: ${stage.title}: passed at ${record.at}; not repeated.`);
             continue;
         }
-        say(`== stage ${n}: ${stage.title} (the runbook's "${stage.runbook}")`);
+        say(`== stage ${n}: ${stage.title}${runbookStep(stage)}`);
         say(`   ${stage.does}.`);
+        if (record) say(`   (${record.state === "failed" ? "failed" : "interrupted"} at ${record.at}; done again from its start)`);
+        attempted = record !== undefined;
+        progress = withStage(progress!, stage.id, { state: "running", at: now().toISOString() });
+        await deps.progress.write(progress);
         try {
             const note = await runStage(stage.id, ctx);
             progress = withStage(progress!, stage.id, { state: "passed", at: now().toISOString(), ...(note ? { detail: note } : {}) });
@@ -217,6 +226,10 @@ interface StageContext {
     readonly sleep: (ms: number) => Promise<void>;
     readonly now: () => Date;
     readonly target: BundleRelease;
+    /** The GPU clusters' names. */
+    readonly planes: readonly string[];
+    /** This stage ran before and did not pass: its checks run even when nothing is left to change. */
+    attempted(): boolean;
     progress(): Progress;
     save(p: Progress): Promise<void>;
     plan(): Map<StageId, StagePlan>;
@@ -267,7 +280,7 @@ async function runStage(id: StageId, ctx: StageContext): Promise<string | undefi
         case "receipt":
             return updateThenCheck(ctx, "receipt", () => receiptChecks(ctx), { checkWithoutChange: true });
         case "final-preview": {
-            const left = (await deps.engine.preview()).filter((s) => stageOf(s) !== undefined);
+            const left = (await deps.engine.preview()).filter((s) => stageOf(s, ctx.planes) !== undefined);
             if (left.length === 0) {
                 say("   the preview shows no change.");
                 return undefined;
@@ -293,7 +306,7 @@ async function updateThenCheck(
 ): Promise<string | undefined> {
     const targets = ctx.plan().get(id);
     if (!targets || targets.urns.length === 0) {
-        if (!options.checkWithoutChange) {
+        if (!options.checkWithoutChange && !ctx.attempted()) {
             ctx.say("   nothing to change in this stage.");
             return "no change";
         }
@@ -330,6 +343,8 @@ async function waitFor(ctx: StageContext, checks: () => Promise<CheckResult[]>):
     }
 }
 
+const runbookStep = (stage: (typeof STAGES)[number]) => (stage.runbook ? ` (the runbook's "${stage.runbook}")` : "");
+
 function report(say: (line?: string) => void, results: readonly CheckResult[]): void {
     for (const r of results) say(`   ${r.ok ? "ok  " : "FAIL"} ${r.name}: ${r.detail}`);
 }
@@ -342,7 +357,7 @@ function report(say: (line?: string) => void, results: readonly CheckResult[]): 
 async function openbaoStage(ctx: StageContext): Promise<string | undefined> {
     const { deps, say } = ctx;
     const control = deps.clusters.control;
-    if (!ctx.plan().get("openbao")) {
+    if (!ctx.plan().get("openbao") && !ctx.attempted()) {
         say("   nothing of OpenBao changes in this upgrade.");
         return "no change";
     }
@@ -441,7 +456,7 @@ async function printPlan(
 ): Promise<number> {
     say(`Plan of the upgrade from bundle release ${installed.release} to ${target.release} (nothing is changed):`);
     for (const stage of STAGES) {
-        say(`\n== stage ${stageNumber(stage.id)}/${STAGES.length}: ${stage.title} (the runbook's "${stage.runbook}")`);
+        say(`\n== stage ${stageNumber(stage.id)}/${STAGES.length}: ${stage.title}${runbookStep(stage)}`);
         say(`   does: ${stage.does}.`);
         const p = plan.get(stage.id);
         if (stage.id === "drain")

@@ -4,6 +4,7 @@
  * it made-up ones.
  */
 import { catalogEntry, OPENBAO, RELEASE_NAMES, type Phase } from "../../../components/control-plane/catalog";
+import { isOpenBaoRolloutType } from "./openbao";
 
 export const STAGES = [
     {
@@ -46,7 +47,7 @@ export const STAGES = [
         id: "observability",
         title: "observability (00, 03)",
         does: "the monitoring stack and the 03-observability releases, then ready workloads",
-        runbook: "Observability (unchanged from 1.0.2 to 1.0.4)",
+        runbook: "",
     },
     {
         id: "receipt",
@@ -58,7 +59,7 @@ export const STAGES = [
         id: "final-preview",
         title: "final preview",
         does: "a whole-stack preview, which must show no change",
-        runbook: "6. Resume workloads (after this command)",
+        runbook: "",
     },
 ] as const;
 
@@ -91,29 +92,37 @@ const PHASE_STAGE: Record<Phase, StageId> = {
     observability: "observability",
 };
 
-/** The types of a URN, outermost parent first (`urn:pulumi:stack::project::parent$child::name`). */
-export function typeChain(urn: string): string[] {
-    return (urn.split("::")[2] ?? "").split("$");
+/** A URN's resource type and name (`urn:pulumi:stack::project::parent-type$type::name`). */
+export function urnParts(urn: string): { type: string; name: string } {
+    const parts = urn.split("::");
+    const types = (parts[2] ?? "").split("$");
+    return { type: types[types.length - 1], name: parts.slice(3).join("::") };
 }
+
+/** The program's component names: every child is named after its component (`compute-plane-<cluster>-...`). */
+export const NAMES = {
+    computePlane: (cluster: string) => `compute-plane-${cluster}-`,
+    bundle: "bundle-",
+    gatewayDns: "gateway-dns",
+} as const;
 
 /**
  * The stage a change belongs to, or undefined for what the engine takes along by itself (the
  * stack, providers) and reads. Everything of a GPU cluster goes with the compute planes; a
- * control-plane Helm release with its helmfile file (OpenBao on its own); the receipt and the
- * control plane's health gate last; the grant revocation and DNS with the core services; the
- * rest of the control plane (namespaces, pull secrets, Kyverno and the Gateway prerequisites)
- * before the dependencies, as Helmfile needs them before its first file.
+ * control-plane Helm release with its helmfile file (OpenBao, and the rollout's resources, on
+ * their own); the receipt and the control plane's health gate last; the grant revocation and DNS
+ * with the core services; the rest of the control plane (namespaces, pull secrets, Kyverno and
+ * the Gateway prerequisites) before the dependencies, as Helmfile needs them before its first file.
  */
-export function stageOf(step: PlannedStep): StageId | undefined {
-    const chain = typeChain(step.urn);
-    const type = chain[chain.length - 1];
+export function stageOf(step: PlannedStep, planes: readonly string[]): StageId | undefined {
+    const { type, name } = urnParts(step.urn);
     if (step.op === "read" || step.op === "same" || type.startsWith("pulumi:providers:") || type === "pulumi:pulumi:Stack")
         return undefined;
     if (type === "pulumi:pulumi:StackReference") return undefined;
-    if (chain.includes("nvcf:compute-plane:ComputePlane")) return "compute-planes";
-    if (chain.includes("nvcf:bundle:Bundle")) return "receipt";
-    if (chain.includes("nvcf:openbao:GrantRevocation") || chain.includes("nvcf:aws:GatewayDns")) return "core";
-    if (chain.some((t) => t.startsWith("nvcf:openbao:"))) return "openbao";
+    if (planes.some((p) => name.startsWith(NAMES.computePlane(p)))) return "compute-planes";
+    if (name.startsWith(NAMES.bundle)) return "receipt";
+    if (type === "pulumi-nodejs:dynamic/nvcf:OpenBaoGrantRevocation" || name.startsWith(NAMES.gatewayDns)) return "core";
+    if (isOpenBaoRolloutType(type)) return "openbao";
     if (type === "pulumi-nodejs:dynamic/nvcf:HealthGate") return "receipt";
     if (type === HELM_RELEASE && step.release && RELEASE_NAMES.includes(step.release)) {
         if (step.release === OPENBAO.release) return "openbao";
@@ -128,12 +137,12 @@ export interface StagePlan {
     readonly steps: readonly PlannedStep[];
 }
 
-/** The preview's changes grouped by stage, each URN once (a replacement is several steps). */
-export function planStages(steps: readonly PlannedStep[]): Map<StageId, StagePlan> {
+/** The preview's changes grouped by stage, each URN once (a replacement is several steps); `planes` are the GPU clusters' names. */
+export function planStages(steps: readonly PlannedStep[], planes: readonly string[]): Map<StageId, StagePlan> {
     const byStage = new Map<StageId, PlannedStep[]>();
     const seen = new Set<string>();
     for (const step of steps) {
-        const stage = stageOf(step);
+        const stage = stageOf(step, planes);
         if (!stage || seen.has(step.urn)) continue;
         seen.add(step.urn);
         byStage.set(stage, [...(byStage.get(stage) ?? []), step]);
@@ -148,8 +157,7 @@ export function needsDrain(plan: Map<StageId, StagePlan>): boolean {
 
 /** One line per change: `update release nats 0.7.1 -> 0.7.2`, or the resource's type and name. */
 export function describeStep(step: PlannedStep): string {
-    const chain = typeChain(step.urn);
-    const name = step.urn.split("::").pop() ?? step.urn;
+    const { type, name } = urnParts(step.urn);
     if (step.release) {
         const versions =
             step.oldVersion && step.newVersion && step.oldVersion !== step.newVersion
@@ -159,5 +167,5 @@ export function describeStep(step: PlannedStep): string {
                   : "";
         return `${step.op} release ${step.release}${versions}`;
     }
-    return `${step.op} ${chain[chain.length - 1]} ${name}`;
+    return `${step.op} ${type} ${name}`;
 }
