@@ -34,6 +34,8 @@ export interface StatusTarget {
     readonly preflight: PreflightSpec;
     readonly health?: HealthSpec;
     readonly releases: readonly DesiredRelease[];
+    /** The control plane's: the bundle release the stack selects, compared with the receipt. */
+    readonly bundleRelease?: string;
     /** The namespaces where a release the stack does not declare is reported as drift. */
     readonly extrasIn: readonly string[];
 }
@@ -69,6 +71,7 @@ export function statusTargets(
                 : undefined,
         ),
         releases: controlPlaneReleases(settings, bundle),
+        bundleRelease: bundle.release,
         extrasIn: controlPlaneExtrasNamespaces(settings),
     };
     const planes = settings.computePlanes.map((plane): StatusTarget => {

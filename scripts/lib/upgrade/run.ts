@@ -6,9 +6,9 @@
  */
 import { setTimeout as sleepFor } from "node:timers/promises";
 import { compareVersions, findBundleRelease, selectedBundleRelease, type BundleRelease } from "../../../components/bundle/bundle-releases";
-import { parseReceipt, RECEIPT, type ReceiptContent } from "../../../components/bundle/receipt";
+import { RECEIPT } from "../../../components/bundle/receipt";
+import { readReceipt } from "../../../components/bundle/installed";
 import { kubernetesVersion, type CheckResult } from "../../../components/health/checks";
-import { getObject } from "../../../components/health/kube-client";
 import { installedReleases } from "../../../components/health/helm-releases";
 import type { Settings } from "../../../config/settings";
 import { computePlaneChecks, phaseChecks, releasesDeployed, type Clusters } from "./checks";
@@ -95,7 +95,7 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
 
     // Which release is installed, and which the stack now selects.
     const target = selectedBundleRelease(deps.settings.bundle.release, deps.releases);
-    const receipt = await readReceipt(deps);
+    const receipt = await readReceipt(deps.clusters.control.kube);
     if (receipt && options.from && receipt.bundleRelease !== options.from) {
         say(
             `upgrade: the receipt ${RECEIPT.namespace}/${RECEIPT.name} says bundle release ${receipt.bundleRelease} is installed; --from ${options.from} contradicts it.`,
@@ -399,15 +399,10 @@ function lifecycleMode(settings: Settings): string | undefined {
     return typeof openbao.jwtPluginLifecycle?.mode === "string" ? openbao.jwtPluginLifecycle.mode : undefined;
 }
 
-async function readReceipt(deps: UpgradeDeps): Promise<ReceiptContent | undefined> {
-    const cm = await getObject(deps.clusters.control.kube, `/api/v1/namespaces/${RECEIPT.namespace}/configmaps/${RECEIPT.name}`);
-    return parseReceipt(cm?.data);
-}
-
 /** The receipt against the target and what Helm records on every cluster (the runbook's receipt check). */
 async function receiptChecks(ctx: StageContext): Promise<CheckResult[]> {
     const { clusters } = ctx.deps;
-    const receipt = await readReceipt(ctx.deps);
+    const receipt = await readReceipt(clusters.control.kube);
     const name = "receipt";
     const inspect = `kubectl -n ${RECEIPT.namespace} get configmap ${RECEIPT.name} -o yaml`;
     if (!receipt) return [{ name, ok: false, detail: `no receipt ${RECEIPT.namespace}/${RECEIPT.name} this program wrote`, fix: inspect }];
