@@ -332,6 +332,17 @@ describe("npm run upgrade: the runbook's stages in order", () => {
         });
     }
 
+    test("a receipt lost in the middle of its replacement: the unfinished upgrade's record says where it started", async () => {
+        const w = new World();
+        w.engine.failUp = (t) =>
+            t.some((u) => u.endsWith("::bundle-receipt")) ? 'configmaps "nvcf-upgrade-receipt" already exists' : undefined;
+        assert.equal(await w.run(), 1);
+        w.kube.api.objects.delete("/api/v1/namespaces/nvcf/configmaps/nvcf-upgrade-receipt");
+        w.engine.failUp = undefined;
+        assert.equal(await w.run(), 0, w.text());
+        assert.match(w.text(), /bundle release 1\.0\.0 installed, 1\.1\.0 selected[\s\S]*Resuming the upgrade to 1\.1\.0 at stage 8/);
+    });
+
     test("preflight: a release left pending-upgrade stops it before anything changes", async () => {
         const w = new World();
         const api = w.engine.resources.find((r) => r.release?.name === "api")!.release!;

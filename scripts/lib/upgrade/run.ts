@@ -102,7 +102,10 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
         );
         return 2;
     }
-    const installedName = receipt?.bundleRelease ?? options.from;
+    let progress = await deps.progress.read();
+    // An unfinished upgrade knows where it started: its receipt stage may have been interrupted between removing the old receipt and writing the new one.
+    const unfinished = progress && !progress.completedAt ? progress : undefined;
+    const installedName = receipt?.bundleRelease ?? options.from ?? unfinished?.from;
     if (!installedName) {
         say(
             `upgrade: which bundle release this environment runs is unknown: it has no receipt (ConfigMap ${RECEIPT.namespace}/${RECEIPT.name}), ` +
@@ -127,8 +130,7 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
         return 2;
     }
 
-    let progress = await deps.progress.read();
-    // Once its receipt stage passed, an unfinished upgrade's target is what the receipt names: the same run.
+    // An unfinished upgrade to another release is not mixed with this one (after its receipt stage the receipt names its target).
     if (progress && !progress.completedAt && progress.to !== target.release) {
         if (!options.restart) {
             const failed = STAGES.find((s) => progress!.stages[s.id]?.state === "failed");
