@@ -1,7 +1,7 @@
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { Io, list, npmTookOptionsHint, parseOptions, reportUsageError, required, UsageError, wantsHelp } from "../cli";
 import { hasStack, stackFile } from "../stack-file";
+import { checkPlaneNames, givenKubeconfigs, KUBECONFIG_OPTIONS } from "../kubeconfig-options";
 import type { Connect } from "../status-run";
 import type { GivenKubeconfigs } from "../status-targets";
 import type { Engine } from "./engine";
@@ -44,9 +44,7 @@ const OPTIONS = {
     plan: { type: "boolean" },
     from: { type: "string" },
     restart: { type: "boolean" },
-    kubeconfig: { type: "string" },
-    context: { type: "string" },
-    "kubeconfig-for": { type: "string", multiple: true },
+    ...KUBECONFIG_OPTIONS,
     queue: { type: "string", multiple: true },
     "nvcf-api": { type: "string" },
     "nvcf-api-host": { type: "string" },
@@ -76,27 +74,11 @@ function seconds(name: string, value: string | undefined): number | undefined {
     return n;
 }
 
-function readFile(what: string, file: string): string {
-    try {
-        return fs.readFileSync(file, "utf8");
-    } catch (error) {
-        throw new UsageError(`cannot read the ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-}
-
 function parse(argv: readonly string[]): Options {
     const values = parseOptions(argv, OPTIONS);
     const stack = required("stack", values.stack);
     const root = path.resolve(values.dir ?? process.cwd());
     if (!hasStack(root, stack)) throw new UsageError(`no stack file ${stackFile(root, stack)}`);
-    const planes = new Map<string, { file: string; text: string }>();
-    for (const entry of list(values["kubeconfig-for"])) {
-        const at = entry.indexOf("=");
-        if (at < 1 || at === entry.length - 1)
-            throw new UsageError(`--kubeconfig-for takes <plane>=<file>; given ${JSON.stringify(entry)}`);
-        const file = entry.slice(at + 1);
-        planes.set(entry.slice(0, at), { file, text: readFile("kubeconfig", file) });
-    }
     const queues = list(values.queue).map((q) => {
         const ref = parseQueueRef(q);
         if (!ref) throw new UsageError(`--queue takes <function id>[:<version id>]; given ${JSON.stringify(q)}`);
@@ -108,13 +90,7 @@ function parse(argv: readonly string[]): Options {
         plan: values.plan === true,
         restart: values.restart === true,
         ...(values.from !== undefined ? { from: values.from } : {}),
-        given: {
-            ...(values.kubeconfig !== undefined
-                ? { controlPlane: { file: values.kubeconfig, text: readFile("kubeconfig", values.kubeconfig) } }
-                : {}),
-            ...(values.context !== undefined ? { context: values.context } : {}),
-            planes,
-        },
+        given: givenKubeconfigs(values),
         queues,
         ...(values["nvcf-api"] !== undefined ? { nvcfApi: values["nvcf-api"] } : {}),
         ...(values["nvcf-api-host"] !== undefined ? { nvcfApiHost: values["nvcf-api-host"] } : {}),
@@ -173,9 +149,13 @@ export async function upgradeCli(
     } catch (error) {
         return fail((error as Error).message);
     }
-    for (const plane of options.given.planes.keys()) {
-        if (!settings.computePlanes.some((p) => p.clusterName === plane))
-            return fail(`--kubeconfig-for names ${plane}, which is no compute plane of the stack`);
+    try {
+        checkPlaneNames(
+            options.given,
+            settings.computePlanes.map((p) => p.clusterName),
+        );
+    } catch (error) {
+        return reportUsageError(io, (error as Error).message, USAGE, undefined);
     }
     const project = projectName(options.root);
     let engine: Engine;
