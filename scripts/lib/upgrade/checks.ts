@@ -8,6 +8,8 @@ import { installedReleases, releaseDrift, type DesiredRelease } from "../../../c
 import { listItems, type Kube } from "../../../components/health/kube-client";
 import { catalogEntry, RELEASE_NAMES, type Phase } from "../../../components/control-plane/catalog";
 import type { StatusTarget } from "../status-targets";
+import { readReceipt } from "../../../components/bundle/installed";
+import { RECEIPT } from "../../../components/bundle/receipt";
 
 /** A cluster the upgrade reaches: what `npm run status` knows of it, and a client. */
 export interface Cluster {
@@ -116,4 +118,43 @@ export async function computePlaneChecks(planes: Clusters["planes"]): Promise<Ch
         if (plane.target.health) results.push(...prefixed(plane.target.cluster, await health(plane.kube, plane.target.health)));
     }
     return results;
+}
+
+/** The receipt against the target release and what Helm records on every cluster (the runbook's receipt check). */
+export async function receiptMatches(clusters: Clusters, target: string): Promise<CheckResult[]> {
+    const receipt = await readReceipt(clusters.control.kube);
+    const name = "receipt";
+    const inspect = `kubectl -n ${RECEIPT.namespace} get configmap ${RECEIPT.name} -o yaml`;
+    if (!receipt) return [{ name, ok: false, detail: `no receipt ${RECEIPT.namespace}/${RECEIPT.name} this program wrote`, fix: inspect }];
+    const problems: string[] = [];
+    if (receipt.bundleRelease !== target) problems.push(`it names bundle release ${receipt.bundleRelease}, not ${target}`);
+    const compare = async (cluster: Cluster, versions: Readonly<Record<string, string>>, where: string) => {
+        const helm = await installedReleases(cluster.kube, [...new Set(cluster.target.releases.map((r) => r.namespace))]);
+        for (const want of cluster.target.releases) {
+            if (!(want.name in versions)) continue;
+            const got = helm.find((r) => r.name === want.name && r.namespace === want.namespace);
+            if (!got || got.chartVersion.replace(/^v/, "") !== versions[want.name].replace(/^v/, "")) {
+                problems.push(
+                    `${where} ${want.name}: the receipt says ${versions[want.name]}, Helm ${got?.chartVersion || "has no release"}`,
+                );
+            }
+        }
+    };
+    await compare(clusters.control, receipt.controlPlane, "control plane");
+    for (const plane of clusters.planes) await compare(plane, receipt.computePlanes[plane.name] ?? {}, `compute plane ${plane.name}`);
+    return [
+        problems.length === 0
+            ? {
+                  name,
+                  ok: true,
+                  detail: `the receipt names bundle release ${receipt.bundleRelease} and every release's chart version as Helm records it`,
+                  fix: "",
+              }
+            : {
+                  name,
+                  ok: false,
+                  detail: problems.join("; "),
+                  fix: `${inspect}; never patch it by hand: rerun the upgrade, whose receipt stage rewrites it`,
+              },
+    ];
 }

@@ -10,11 +10,18 @@ import type { CheckResult } from "../../../components/health/checks";
 import { getObject, listItems, type Kube } from "../../../components/health/kube-client";
 import { excerpt } from "../../../components/providers/http";
 import { controlPlaneSchema } from "../../../config/schema";
+import type { Settings } from "../../../config/settings";
 
 export const OPENBAO_SERVER = { namespace: "vault-system", statefulSet: "openbao-server", portName: "http", port: 8200 } as const;
 
 /** The stack-config path of the JWT plugin lifecycle (the bundle's `openbao.jwtPluginLifecycle.mode`). */
 export const LIFECYCLE_MODE_PATH = "controlPlane.openbao.jwtPluginLifecycle.mode";
+
+/** `openbao.jwtPluginLifecycle.mode` as the stack sets it, where the program has the setting. */
+export function lifecycleMode(settings: Settings): string | undefined {
+    const openbao = settings.controlPlane.openbao as { jwtPluginLifecycle?: { mode?: unknown } };
+    return typeof openbao.jwtPluginLifecycle?.mode === "string" ? openbao.jwtPluginLifecycle.mode : undefined;
+}
 
 /** What the OpenBao stage can drive in this program. */
 export interface OpenBaoStageSupport {

@@ -9,14 +9,14 @@ import { compareVersions, findBundleRelease, selectedBundleRelease, type BundleR
 import { RECEIPT } from "../../../components/bundle/receipt";
 import { readReceipt } from "../../../components/bundle/installed";
 import { kubernetesVersion, type CheckResult } from "../../../components/health/checks";
-import { installedReleases } from "../../../components/health/helm-releases";
 import type { Settings } from "../../../config/settings";
-import { computePlaneChecks, phaseChecks, releasesDeployed, type Clusters } from "./checks";
+import { computePlaneChecks, phaseChecks, receiptMatches, releasesDeployed, type Clusters } from "./checks";
+import { printPlan, runbookStep } from "./plan-report";
 import type { Engine } from "./engine";
 import { engineErrors } from "./engine";
 import { functionQueuesEmpty, type QueueAccess, type QueueRef } from "./function-queues";
 import { natsDrained } from "./nats-drain";
-import { LIFECYCLE_MODE_PATH, openBaoClusterId, openBaoMembersChecked, type OpenBaoStageSupport } from "./openbao";
+import { LIFECYCLE_MODE_PATH, lifecycleMode, openBaoClusterId, openBaoMembersChecked, type OpenBaoStageSupport } from "./openbao";
 import { PROGRESS, resumeAt, withStage, type Progress, type ProgressStore } from "./progress";
 import { describeStep, needsDrain, planStages, stageNumber, stageOf, STAGES, type StageId, type StagePlan } from "./stages";
 
@@ -58,20 +58,6 @@ export const ROLLBACK_BOUNDARY = [
     "- restoring application releases neither validates an OpenBao server or agent downgrade nor reverses stored data: use OpenBao's recovery boundary and your datastore recovery plan for restores;",
     "- afterwards, verify the original identities, the existing workloads and the durable data (and launch a new task if you run tasks).",
 ].join("\n");
-
-const CHECKS: Record<StageId, string> = {
-    preflight: "every cluster answers; every Helm release in the stack's namespaces is deployed (no failed or pending-*)",
-    "compute-planes":
-        "each GPU cluster's releases at the new versions and deployed, its NVCFBackend healthy, its operator and agent pods Ready",
-    drain: "each NATS pod's /jsz (all pages): every single-replica memory stream present and empty; each function queue given empty",
-    openbao:
-        "every member unsealed, one active, the cluster ID captured before the stage, updatedReplicas equal to replicas; the JWT mounts against their baseline",
-    dependencies: "the 01 releases at the new versions and deployed, their workloads ready, every Job (the migrations) succeeded",
-    core: "the 02 releases at the new versions and deployed, their workloads ready, every HTTPRoute Accepted",
-    observability: "the 00 and 03 releases at the new versions and deployed, their workloads ready",
-    receipt: "the receipt names the bundle release and each release's chart version as Helm records it",
-    "final-preview": "a whole-stack preview shows no change",
-};
 
 class StageFailure extends Error {
     constructor(readonly results: CheckResult[]) {
@@ -280,7 +266,7 @@ async function runStage(id: StageId, ctx: StageContext): Promise<string | undefi
         case "observability":
             return updateThenCheck(ctx, "observability", () => phaseChecks(control, ["observability-infrastructure", "observability"]));
         case "receipt":
-            return updateThenCheck(ctx, "receipt", () => receiptChecks(ctx), { checkWithoutChange: true });
+            return updateThenCheck(ctx, "receipt", () => receiptMatches(clusters, ctx.target.release), { checkWithoutChange: true });
         case "final-preview": {
             const left = (await deps.engine.preview()).filter((s) => stageOf(s, ctx.planes) !== undefined);
             if (left.length === 0) {
@@ -345,8 +331,6 @@ async function waitFor(ctx: StageContext, checks: () => Promise<CheckResult[]>):
     }
 }
 
-const runbookStep = (stage: (typeof STAGES)[number]) => (stage.runbook ? ` (the runbook's "${stage.runbook}")` : "");
-
 function report(say: (line?: string) => void, results: readonly CheckResult[]): void {
     for (const r of results) say(`   ${r.ok ? "ok  " : "FAIL"} ${r.name}: ${r.detail}`);
 }
@@ -393,88 +377,4 @@ async function openbaoStage(ctx: StageContext): Promise<string | undefined> {
         await waitFor(ctx, checks);
     }
     return modes.length > 0 ? "bridge, then versioned" : undefined;
-}
-
-/** `openbao.jwtPluginLifecycle.mode` as the stack sets it, where the program has the setting. */
-function lifecycleMode(settings: Settings): string | undefined {
-    const openbao = settings.controlPlane.openbao as { jwtPluginLifecycle?: { mode?: unknown } };
-    return typeof openbao.jwtPluginLifecycle?.mode === "string" ? openbao.jwtPluginLifecycle.mode : undefined;
-}
-
-/** The receipt against the target and what Helm records on every cluster (the runbook's receipt check). */
-async function receiptChecks(ctx: StageContext): Promise<CheckResult[]> {
-    const { clusters } = ctx.deps;
-    const receipt = await readReceipt(clusters.control.kube);
-    const name = "receipt";
-    const inspect = `kubectl -n ${RECEIPT.namespace} get configmap ${RECEIPT.name} -o yaml`;
-    if (!receipt) return [{ name, ok: false, detail: `no receipt ${RECEIPT.namespace}/${RECEIPT.name} this program wrote`, fix: inspect }];
-    const problems: string[] = [];
-    if (receipt.bundleRelease !== ctx.target.release)
-        problems.push(`it names bundle release ${receipt.bundleRelease}, not ${ctx.target.release}`);
-    const compare = async (cluster: Clusters["control"], versions: Readonly<Record<string, string>>, where: string) => {
-        const helm = await installedReleases(cluster.kube, [...new Set(cluster.target.releases.map((r) => r.namespace))]);
-        for (const want of cluster.target.releases) {
-            if (!(want.name in versions)) continue;
-            const got = helm.find((r) => r.name === want.name && r.namespace === want.namespace);
-            if (!got || got.chartVersion.replace(/^v/, "") !== versions[want.name].replace(/^v/, "")) {
-                problems.push(
-                    `${where} ${want.name}: the receipt says ${versions[want.name]}, Helm ${got?.chartVersion || "has no release"}`,
-                );
-            }
-        }
-    };
-    await compare(clusters.control, receipt.controlPlane, "control plane");
-    for (const plane of clusters.planes) await compare(plane, receipt.computePlanes[plane.name] ?? {}, `compute plane ${plane.name}`);
-    return [
-        problems.length === 0
-            ? {
-                  name,
-                  ok: true,
-                  detail: `the receipt names bundle release ${receipt.bundleRelease} and every release's chart version as Helm records it`,
-                  fix: "",
-              }
-            : {
-                  name,
-                  ok: false,
-                  detail: problems.join("; "),
-                  fix: `${inspect}; never patch it by hand: rerun the upgrade, whose receipt stage rewrites it`,
-              },
-    ];
-}
-
-/** `--plan`: each stage, its targeted preview and its checks; nothing changes and no progress is written. */
-async function printPlan(
-    options: UpgradeOptions,
-    deps: UpgradeDeps,
-    plan: Map<StageId, StagePlan>,
-    installed: BundleRelease,
-    target: BundleRelease,
-    say: (line?: string) => void,
-): Promise<number> {
-    say(`Plan of the upgrade from bundle release ${installed.release} to ${target.release} (nothing is changed):`);
-    for (const stage of STAGES) {
-        say(`\n== stage ${stageNumber(stage.id)}/${STAGES.length}: ${stage.title}${runbookStep(stage)}`);
-        say(`   does: ${stage.does}.`);
-        const p = plan.get(stage.id);
-        if (stage.id === "drain")
-            say(
-                `   ${needsDrain(plan) ? "runs: the upgrade restarts NATS, the gRPC proxy or the invocation service" : "skipped: nothing restarts NATS, the gRPC proxy or the invocation service"}.`,
-            );
-        if (stage.id === "openbao" && p) {
-            say(
-                deps.openbao.lifecycle && lifecycleMode(deps.settings) !== "versioned"
-                    ? `   sets ${LIFECYCLE_MODE_PATH} to bridge, updates OpenBao alone, then sets it to versioned and updates it again (the previews below are before the switch).`
-                    : "   updates OpenBao alone (this program has no JWT plugin lifecycle, or it is already versioned).",
-            );
-        }
-        if (p) {
-            say(`   targeted preview (${p.urns.length} resource${p.urns.length === 1 ? "" : "s"}):`);
-            for (const step of await deps.engine.preview(p.urns)) say(`     ${describeStep(step)}`);
-        } else if (!["preflight", "drain", "final-preview"].includes(stage.id)) {
-            say("   no change.");
-        }
-        say(`   checks: ${CHECKS[stage.id]}.`);
-    }
-    say(`\nRun it with npm run upgrade -- --stack ${options.stack}.`);
-    return 0;
 }
