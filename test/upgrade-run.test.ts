@@ -57,6 +57,8 @@ class World {
         monitoringReady: true,
     };
     clock = Date.parse("2026-12-01T10:00:00Z");
+    /** Called as the command waits between two rounds of checks. */
+    onSleep?: () => void;
 
     constructor(from = A, to = B) {
         const version = (r: { name: string; plane?: string }, bundle: typeof A) =>
@@ -137,6 +139,7 @@ class World {
         options: Partial<UpgradeOptions> = {},
         chosen = settings,
         openbao = { lifecycle: false, isStageResource: isOpenBaoRolloutType },
+        signal?: AbortSignal,
     ): Promise<number> {
         this.out.length = 0;
         const [control, plane] = statusTargets(chosen, [], { planes: new Map() }, B).map((target) => ({ target, kube: this.kube }));
@@ -152,8 +155,10 @@ class World {
                 out: (t) => this.out.push(t),
                 sleep: async (ms) => {
                     this.clock += ms;
+                    this.onSleep?.();
                 },
                 now: () => new Date(this.clock),
+                ...(signal ? { signal } : {}),
             },
         );
     }
@@ -341,6 +346,22 @@ describe("npm run upgrade: the runbook's stages in order", () => {
         w.engine.failUp = undefined;
         assert.equal(await w.run(), 0, w.text());
         assert.match(w.text(), /bundle release 1\.0\.0 installed, 1\.1\.0 selected[\s\S]*Resuming the upgrade to 1\.1\.0 at stage 8/);
+    });
+
+    test("Ctrl-C: a stage waiting on its checks stops and is recorded as failed; one not started is not started", async () => {
+        const w = new World();
+        w.faults.natsMessages = 1;
+        const ctrlC = new AbortController();
+        // Interrupted while the drain gate waits for the stream to drain.
+        w.onSleep = () => ctrlC.abort();
+        assert.equal(await w.run({ timeoutSeconds: 600 }, settings, undefined, ctrlC.signal), 1);
+        assert.match(w.text(), /FAILED: stage 3\/9, drain gate:\n {3}interrupted \(Ctrl-C\)/);
+        assert.equal((await w.progress())?.stages.drain?.state, "failed");
+        const again = new AbortController();
+        again.abort();
+        w.faults.natsMessages = 0;
+        assert.equal(await w.run({}, settings, undefined, again.signal), 130);
+        assert.match(w.text(), /Interrupted before stage 3\/9, drain gate; run npm run upgrade -- --stack dev again to resume there\./);
     });
 
     test("preflight: a release left pending-upgrade stops it before anything changes", async () => {

@@ -105,6 +105,8 @@ export interface UpgradeCliDeps {
     /** How a cluster's access becomes a client (default: its kubeconfig). */
     readonly connect?: Connect;
     readonly sleep?: (ms: number) => Promise<void>;
+    /** Aborted on Ctrl-C: the upgrade stops at its next step (the terminal's Ctrl-C reaches a running pulumi update itself). */
+    readonly signal?: AbortSignal;
 }
 
 /** `npm run upgrade`: parses the command line, reaches the stack and its clusters, then runs (or plans) the stages. */
@@ -219,6 +221,7 @@ export async function upgradeCli(
                 releases: bundleReleases(),
                 out: (text) => io.out(text),
                 ...(deps.sleep ? { sleep: deps.sleep } : {}),
+                ...(deps.signal ? { signal: deps.signal } : {}),
             },
         );
     } catch (error) {

@@ -47,6 +47,8 @@ export interface UpgradeDeps {
     readonly out: (text: string) => void;
     readonly sleep?: (ms: number) => Promise<void>;
     readonly now?: () => Date;
+    /** Aborted by Ctrl-C: the upgrade stops at its next step; a stage it stops in is recorded as failed. */
+    readonly signal?: AbortSignal;
 }
 
 /** What the runbook says of going back (its rollback boundary), for a refused downgrade. */
@@ -58,6 +60,11 @@ export const ROLLBACK_BOUNDARY = [
     "- restoring application releases neither validates an OpenBao server or agent downgrade nor reverses stored data: use OpenBao's recovery boundary and your datastore recovery plan for restores;",
     "- afterwards, verify the original identities, the existing workloads and the durable data (and launch a new task if you run tasks).",
 ].join("\n");
+
+/** Ctrl-C stops the upgrade at the next step it takes. */
+function interrupted(signal: AbortSignal | undefined): void {
+    if (signal?.aborted) throw new Error("interrupted (Ctrl-C)");
+}
 
 class StageFailure extends Error {
     constructor(readonly results: CheckResult[]) {
@@ -74,7 +81,7 @@ class StageFailure extends Error {
 export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Promise<number> {
     const say = (line = "") => deps.out(`${line}\n`);
     const now = deps.now ?? (() => new Date());
-    const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms));
+    const sleep = deps.sleep ?? ((ms: number) => sleepFor(ms, undefined, { signal: deps.signal }).catch(() => undefined));
     const { engine } = deps;
     const planeNames = deps.clusters.planes.map((p) => p.name);
     const rerun = `npm run upgrade -- --stack ${options.stack}`;
@@ -173,6 +180,10 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
         if (record?.state === "passed") {
             say(`== stage ${n}: ${stage.title}: passed at ${record.at}; not repeated.`);
             continue;
+        }
+        if (deps.signal?.aborted) {
+            say(`Interrupted before stage ${n}, ${stage.title}; run ${rerun} again to resume there.`);
+            return 130;
         }
         say(`== stage ${n}: ${stage.title}${runbookStep(stage)}`);
         say(`   ${stage.does}.`);
@@ -313,6 +324,7 @@ async function waitFor(ctx: StageContext, checks: () => Promise<CheckResult[]>):
     let last = "";
     let lastSaid = 0;
     for (;;) {
+        interrupted(ctx.deps.signal);
         const results = await checks();
         const failing = results.filter((r) => !r.ok);
         if (failing.length === 0) {
