@@ -192,7 +192,7 @@ describe("the command lines", { concurrency: true }, () => {
         // No tools anywhere: an empty cache directory and no E2E_* variables.
         const noTools = () => ({ NVCF_E2E_CACHE: fs.mkdtempSync(path.join(tmp, "e2e-cache-")) });
         const unsetTools =
-            "unset E2E_ETCD E2E_KUBE_APISERVER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
+            "unset E2E_ETCD E2E_KUBE_APISERVER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS E2E_HELM NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
 
         it("fails, naming what is missing and how to build it", async () => {
             const res = await sh(`${unsetTools}npm run --silent test:e2e`, noTools());
@@ -200,7 +200,7 @@ describe("the command lines", { concurrency: true }, () => {
             assert.equal(res.stdout, "");
             assert.match(
                 res.stderr,
-                /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, pulumi, kubernetesProvider, languageHost /,
+                /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, pulumi, kubernetesProvider, languageHost, helm /,
             );
             assert.match(res.stderr, /scripts\/e2e\/build-tools\.sh/);
         });

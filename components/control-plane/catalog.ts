@@ -93,6 +93,8 @@ export interface CatalogEntry {
     readonly service?: { readonly name: string; readonly port: number };
     /** What NVCF's UI checks of it, when the UI lists it. */
     readonly health?: HealthCheck;
+    /** Its workloads keep data on persistent volumes that an uninstall would throw away (tables, Raft storage, unseal keys). */
+    readonly holdsData?: boolean;
 }
 
 const always = () => true;
@@ -212,6 +214,7 @@ export const CATALOG: readonly CatalogEntry[] = [
             endpoints: [{ service: OPENBAO.release, port: OPENBAO.port, path: "/v1/sys/health?standbyok=true" }],
             workloads: [{ name: "openbao-server-agent-injector", type: "deployment" }],
         },
+        holdsData: true,
     },
     {
         name: "nvcf-pki",
@@ -234,6 +237,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         enabled: (cp) => cp.cassandra.enabled,
         values: cassandraValues,
         health: { workloads: [{ name: "cassandra", type: "statefulset" }] },
+        holdsData: true,
     },
 
     // 02-core

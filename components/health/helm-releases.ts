@@ -57,26 +57,56 @@ interface HelmSecret {
     readonly data?: { readonly release?: string };
 }
 
-/** The record is base64(gzip(JSON)), and the API serves a Secret's data base64-encoded once more. */
-function decodeRelease(name: string, namespace: string, revision: number, secret: HelmSecret): InstalledRelease {
-    const fallback = { name, namespace, revision, chart: "", chartVersion: "", status: secret.metadata?.labels?.status ?? "unknown" };
-    if (!secret.data?.release) return fallback;
+/** The part of Helm's release record the tools read. */
+interface HelmRecord {
+    readonly info?: { readonly status?: string };
+    readonly chart?: { readonly metadata?: { readonly name?: string; readonly version?: string } };
+    readonly manifest?: string;
+}
+
+/** The record is base64(gzip(JSON)), and the API serves a Secret's data base64-encoded once more; undefined when it is not that. */
+function decodeRecord(secret: HelmSecret): HelmRecord | undefined {
+    if (!secret.data?.release) return undefined;
     try {
         const raw = Buffer.from(Buffer.from(secret.data.release, "base64").toString("utf8"), "base64");
-        const rel = JSON.parse(zlib.gunzipSync(raw).toString("utf8")) as {
-            info?: { status?: string };
-            chart?: { metadata?: { name?: string; version?: string } };
-        };
-        return {
-            ...fallback,
-            chart: rel.chart?.metadata?.name ?? "",
-            chartVersion: rel.chart?.metadata?.version ?? "",
-            status: rel.info?.status ?? fallback.status,
-        };
+        return JSON.parse(zlib.gunzipSync(raw).toString("utf8")) as HelmRecord;
     } catch {
-        // A record this tool cannot read still tells, by its labels, that the release exists and its status.
-        return fallback;
+        return undefined;
     }
+}
+
+function decodeRelease(name: string, namespace: string, revision: number, secret: HelmSecret): InstalledRelease {
+    const fallback = { name, namespace, revision, chart: "", chartVersion: "", status: secret.metadata?.labels?.status ?? "unknown" };
+    const rel = decodeRecord(secret);
+    // A record this tool cannot read still tells, by its labels, that the release exists and its status.
+    if (!rel) return fallback;
+    return {
+        ...fallback,
+        chart: rel.chart?.metadata?.name ?? "",
+        chartVersion: rel.chart?.metadata?.version ?? "",
+        status: rel.info?.status ?? fallback.status,
+    };
+}
+
+/** One revision of a release, with what Helm rendered for it (empty when the record could not be decoded). */
+export interface ReleaseRevision extends InstalledRelease {
+    readonly manifest: string;
+}
+
+/** Every revision Helm keeps of one release, oldest first; empty when it is not installed. */
+export async function releaseHistory(kube: Kube, namespace: string, name: string): Promise<ReleaseRevision[]> {
+    const selector = `${HELM_RELEASE_SELECTOR},name=${name}`;
+    const secrets = (await listItems(
+        kube,
+        `/api/v1/namespaces/${namespace}/secrets?labelSelector=${encodeURIComponent(selector)}`,
+    )) as HelmSecret[];
+    return secrets
+        .filter((s) => s.type === HELM_RELEASE_TYPE && s.metadata?.labels?.name === name)
+        .map((s) => {
+            const revision = Number(s.metadata?.labels?.version ?? 0);
+            return { ...decodeRelease(name, namespace, revision, s), manifest: decodeRecord(s)?.manifest ?? "" };
+        })
+        .sort((a, b) => a.revision - b.revision);
 }
 
 /** A version pin Helm resolves itself (`^1.2`, `~1.2.0`, `>=1 <2`, `1.x`): no exact version to compare with. */

@@ -20,6 +20,8 @@ export interface Tools {
     readonly kubernetesProvider: string;
     /** The Node.js language host the CLI runs index.ts with (built from a pulumi/pulumi checkout). */
     readonly languageHost: string;
+    /** The helm CLI `npm run recover` rolls back and uninstalls with. */
+    readonly helm: string;
 }
 
 /** kube-controller-manager as scripts/e2e/build-tools.sh leaves it (next to kube-apiserver), if it was built. */
@@ -42,10 +44,11 @@ export function findTools(): { tools?: Tools; missing: string } {
         pulumi: get("E2E_PULUMI"),
         kubernetesProvider: get("E2E_PULUMI_RESOURCE_KUBERNETES"),
         languageHost: get("E2E_PULUMI_LANGUAGE_NODEJS"),
+        helm: get("E2E_HELM") ?? (get("NVCF_E2E_BIN") ? path.join(get("NVCF_E2E_BIN")!, "helm") : undefined),
     };
     // With a real cluster (E2E_KUBECONFIG) etcd and kube-apiserver are not needed.
     const needed = process.env.E2E_KUBECONFIG
-        ? (["bin", "pulumi", "kubernetesProvider", "languageHost"] as const)
+        ? (["bin", "pulumi", "kubernetesProvider", "languageHost", "helm"] as const)
         : (Object.keys(wanted) as (keyof Tools)[]);
     const missing = needed.filter((k) => !wanted[k] || !fs.existsSync(wanted[k]!));
     if (missing.length > 0) {
@@ -258,5 +261,50 @@ export class Kube {
         if (res.status === 404) return undefined;
         if (res.status !== 200) throw new Error(`GET ${p}: ${res.status} ${res.text.slice(0, 300)}`);
         return res.body;
+    }
+}
+
+/**
+ * With no kube-controller-manager, deleted Namespaces stay Terminating and the provider waits
+ * for them (10 min). While `f` runs, this stands in for the namespace controller's last step
+ * (clearing spec.finalizers) and the garbage collector's (clearing the foregroundDeletion
+ * finalizer the provider's foreground delete adds). Only for the local API server: a real cluster has the controller.
+ */
+export async function finalizingNamespaces<T>(kube: Kube, f: () => Promise<T>): Promise<T> {
+    let running = true;
+    const loop = (async () => {
+        while (running) {
+            const list = await kube.get<any>("/api/v1/namespaces").catch(() => undefined);
+            for (const ns of list?.items ?? []) {
+                if (!ns.metadata.deletionTimestamp) continue;
+                // The provider deletes in the foreground: the GC would clear foregroundDeletion.
+                if ((ns.metadata.finalizers ?? []).length > 0) {
+                    await kube
+                        .request(
+                            "PATCH",
+                            `/api/v1/namespaces/${ns.metadata.name}`,
+                            { metadata: { finalizers: null } },
+                            "application/merge-patch+json",
+                        )
+                        .catch(() => undefined);
+                }
+                if ((ns.spec?.finalizers ?? []).length > 0) {
+                    await kube
+                        .request("PUT", `/api/v1/namespaces/${ns.metadata.name}/finalize`, {
+                            ...ns,
+                            metadata: { ...ns.metadata, finalizers: [] },
+                            spec: { ...ns.spec, finalizers: [] },
+                        })
+                        .catch(() => undefined);
+                }
+            }
+            await new Promise((r) => setTimeout(r, 300));
+        }
+    })();
+    try {
+        return await f();
+    } finally {
+        running = false;
+        await loop;
     }
 }

@@ -21,7 +21,7 @@ import { CATALOG } from "../../components/control-plane/catalog";
 import { releaseDependencies } from "../../components/control-plane/ordering";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBao } from "../support/fake-openbao";
-import { findTools, Kube, LocalCluster } from "./cluster";
+import { finalizingNamespaces, findTools, Kube, LocalCluster } from "./cluster";
 import { PulumiCli, userCheckout, type TimedEvent } from "./pulumi-cli";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -215,17 +215,16 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         await fake.start();
         await openbao.start();
 
-        // A user's checkout: the repository's files, `npm ci`'s node_modules; the CLI and plugins on PATH.
-        let state: string;
-        ({ project, state, cli } = userCheckout(REPO, work, tools!, kubeconfig));
-
         // The README's set-up, command for command.
-        await cli.run(["login", `file://${state}`]);
-        fs.writeFileSync(stackFile(), toYaml({ config: stackConfig(fake.icmsUrl, openbao.url) }));
-        await cli.run(["stack", "init", STACK, "--secrets-provider", "passphrase"]);
-        await cli.run(["config", "set", "--secret", "ngcApiKey", NGC_KEY]);
-        await cli.run(["config", "set", "--secret", "cassandraPassword", CASSANDRA_PASSWORD]);
-        await cli.run(["config", "set", "--secret", "kubeconfig", kubeconfig]);
+        ({ project, cli } = await userCheckout({
+            repo: REPO,
+            work,
+            tools: tools!,
+            kubeconfig,
+            stack: STACK,
+            config: stackConfig(fake.icmsUrl, openbao.url),
+            secrets: { ngcApiKey: NGC_KEY, cassandraPassword: CASSANDRA_PASSWORD, kubeconfig },
+        }));
         const stored = fs.readFileSync(stackFile(), "utf8");
         assert.ok(!stored.includes(NGC_KEY) && !stored.includes(CASSANDRA_PASSWORD), "secrets are stored encrypted");
     });
@@ -261,51 +260,8 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         }
     });
 
-    /**
-     * With no kube-controller-manager, deleted Namespaces stay Terminating and the provider waits
-     * for them (10 min). While `f` runs, this stands in for the namespace controller's last step
-     * (clearing spec.finalizers) and the garbage collector's (clearing the foregroundDeletion
-     * finalizer the provider's foreground delete adds). Only against the local API server; a real cluster has the controller.
-     */
-    async function withNamespaceFinalizer<T>(f: () => Promise<T>): Promise<T> {
-        if (realCluster) return f();
-        let running = true;
-        const loop = (async () => {
-            while (running) {
-                const list = await kube.get<any>("/api/v1/namespaces").catch(() => undefined);
-                for (const ns of list?.items ?? []) {
-                    if (!ns.metadata.deletionTimestamp) continue;
-                    // The provider deletes in the foreground: the GC would clear foregroundDeletion.
-                    if ((ns.metadata.finalizers ?? []).length > 0) {
-                        await kube
-                            .request(
-                                "PATCH",
-                                `/api/v1/namespaces/${ns.metadata.name}`,
-                                { metadata: { finalizers: null } },
-                                "application/merge-patch+json",
-                            )
-                            .catch(() => undefined);
-                    }
-                    if ((ns.spec?.finalizers ?? []).length > 0) {
-                        await kube
-                            .request("PUT", `/api/v1/namespaces/${ns.metadata.name}/finalize`, {
-                                ...ns,
-                                metadata: { ...ns.metadata, finalizers: [] },
-                                spec: { ...ns.spec, finalizers: [] },
-                            })
-                            .catch(() => undefined);
-                    }
-                }
-                await new Promise((r) => setTimeout(r, 300));
-            }
-        })();
-        try {
-            return await f();
-        } finally {
-            running = false;
-            await loop;
-        }
-    }
+    /** Namespaces deleted during `f` are finalized by the suite (no controller manager here; a real cluster has one). */
+    const withNamespaceFinalizer = <T>(f: () => Promise<T>): Promise<T> => (realCluster ? f() : finalizingNamespaces(kube, f));
 
     async function releaseSecrets(): Promise<any[]> {
         const list = await kube.get<any>("/api/v1/secrets?labelSelector=owner%3Dhelm");

@@ -14,7 +14,6 @@ import type * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { stringify as toYaml } from "yaml";
 import { FakeOpenBaoMembers, jwtMount, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
 import { findControllerManager, findTools, Kube, LocalCluster } from "./cluster";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
@@ -127,7 +126,6 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     }
 
     const uids = () => MEMBERS.map((m) => seen.get(m));
-    const stackFile = () => path.join(work, "project", `Pulumi.${STACK}.yaml`);
 
     async function statefulSet(): Promise<any> {
         return kube.get(`/apis/apps/v1/namespaces/${NS}/statefulsets/openbao-server`);
@@ -179,14 +177,15 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             }
         })();
 
-        let state: string;
-        ({ state, cli } = userCheckout(REPO, work, tools!, cluster.kubeconfig));
-        await cli.run(["login", `file://${state}`]);
-        fs.writeFileSync(stackFile(), toYaml({ config: stackConfig() }));
-        await cli.run(["stack", "init", STACK, "--secrets-provider", "passphrase"]);
-        await cli.run(["config", "set", "--secret", "ngcApiKey", "e2e-ngc-key"]);
-        await cli.run(["config", "set", "--secret", "cassandraPassword", "e2e-cassandra-password-0123456789"]);
-        await cli.run(["config", "set", "--secret", "kubeconfig", cluster.kubeconfig]);
+        ({ cli } = await userCheckout({
+            repo: REPO,
+            work,
+            tools: tools!,
+            kubeconfig: cluster.kubeconfig,
+            stack: STACK,
+            config: stackConfig(),
+            secrets: { ngcApiKey: "e2e-ngc-key", cassandraPassword: "e2e-cassandra-password-0123456789", kubeconfig: cluster.kubeconfig },
+        }));
     });
 
     after(async () => {

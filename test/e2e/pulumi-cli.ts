@@ -1,6 +1,7 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { stringify as toYaml } from "yaml";
 
 /** What a user's checkout holds that `pulumi` reads; tests, git and installs stay out of the copy. */
 const LEFT_OUT = new Set([".git", "node_modules", "test", "bin", ".pulumi", ".pulumi-state"]);
@@ -55,6 +56,20 @@ export class PulumiCli {
         args: string[],
         opts: { allowFailure?: boolean; onEvent?: (e: TimedEvent) => void; timeoutMs?: number } = {},
     ): Promise<CliResult> {
+        const result = await this.start(args, opts).done;
+        if (result.code !== 0 && !opts.allowFailure) {
+            throw new Error(
+                `pulumi ${args.join(" ")} exited ${result.code}:\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-4000)}`,
+            );
+        }
+        return result;
+    }
+
+    /** Starts `pulumi <args>`: the process (to signal it), and its result once it ends, whatever the exit. */
+    start(
+        args: string[],
+        opts: { onEvent?: (e: TimedEvent) => void; timeoutMs?: number } = {},
+    ): { child: ChildProcess; done: Promise<CliResult> } {
         const full = [...args, "--non-interactive", "--color", "never"];
         let eventLog: string | undefined;
         if (opts.onEvent) {
@@ -87,17 +102,16 @@ export class PulumiCli {
         };
         const poll = setInterval(drain, 50);
         const timer = setTimeout(() => child.kill("SIGINT"), opts.timeoutMs ?? 14 * 60_000);
-        const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
-        clearInterval(poll);
-        clearTimeout(timer);
-        drain();
-        if (eventLog) fs.rmSync(eventLog, { force: true });
-        const result = { code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") };
-        this.log.push(`$ pulumi ${args.join(" ")}\n${result.stdout}${result.stderr}(exit ${code})`);
-        if (code !== 0 && !opts.allowFailure) {
-            throw new Error(`pulumi ${args.join(" ")} exited ${code}:\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-4000)}`);
-        }
-        return result;
+        const done = new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1))).then((code) => {
+            clearInterval(poll);
+            clearTimeout(timer);
+            drain();
+            if (eventLog) fs.rmSync(eventLog, { force: true });
+            const result = { code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") };
+            this.log.push(`$ pulumi ${args.join(" ")}\n${result.stdout}${result.stderr}(exit ${code})`);
+            return result;
+        });
+        return { child, done };
     }
 
     /** Runs a command with `--json` and parses its standard output. */
@@ -106,19 +120,33 @@ export class PulumiCli {
     }
 }
 
+/** A user's checkout set up for a suite: where it is, its state, the environment, and the CLI in it. */
+export interface UserCheckout {
+    readonly project: string;
+    readonly state: string;
+    readonly env: NodeJS.ProcessEnv;
+    readonly cli: PulumiCli;
+}
+
 /**
- * A user's checkout in `<work>/project` and the `pulumi` CLI to run there: the CLI, the language
- * host, the kubernetes provider and pulumi-resource-pulumi-nodejs (the dynamic-provider host,
- * shipped in @pulumi/pulumi) on PATH, so nothing is downloaded; the state backend folder
- * `<work>/state`; `kubeconfig` as the only kubeconfig anything may fall back to; temporary files
- * (the kubernetes provider leaves one kubeconfig per Helm call) under `<work>/tmp`.
+ * The README's set-up in `work`: a copy of the repository (`npm ci`'s node_modules linked in);
+ * the CLI, the language host, the kubernetes provider and pulumi-resource-pulumi-nodejs (the
+ * dynamic-provider host, shipped in @pulumi/pulumi) on PATH, so nothing is downloaded; the cluster's
+ * kubeconfig as $KUBECONFIG, so nothing falls back to the machine's own; temporary files (the
+ * kubernetes provider leaves one kubeconfig per Helm call) under `<work>/tmp`; a file backend, logged in;
+ * the stack file written and the stack initialised with the passphrase provider, each secret set
+ * with `pulumi config set --secret`.
  */
-export function userCheckout(
-    repo: string,
-    work: string,
-    tools: { readonly pulumi: string; readonly bin: string },
-    kubeconfig: string,
-): { project: string; state: string; cli: PulumiCli } {
+export async function userCheckout(options: {
+    repo: string;
+    work: string;
+    tools: { pulumi: string; bin: string };
+    kubeconfig: string;
+    stack: string;
+    config: Record<string, unknown>;
+    secrets: Record<string, string>;
+}): Promise<UserCheckout> {
+    const { repo, work, tools } = options;
     const project = path.join(work, "project");
     copyProject(repo, project);
     const pluginDir = path.join(work, "bin");
@@ -128,11 +156,11 @@ export function userCheckout(
         path.join(pluginDir, "pulumi-resource-pulumi-nodejs"),
     );
     const kubeconfigFile = path.join(work, "kubeconfig");
-    fs.writeFileSync(kubeconfigFile, kubeconfig, { mode: 0o600 });
+    fs.writeFileSync(kubeconfigFile, options.kubeconfig, { mode: 0o600 });
     const state = path.join(work, "state");
     fs.mkdirSync(state);
     fs.mkdirSync(path.join(work, "tmp"));
-    const cli = new PulumiCli(tools.pulumi, project, {
+    const env = {
         ...process.env,
         PATH: [pluginDir, tools.bin, path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
         PULUMI_HOME: path.join(work, "pulumi-home"),
@@ -141,6 +169,11 @@ export function userCheckout(
         PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
         KUBECONFIG: kubeconfigFile,
         TMPDIR: path.join(work, "tmp"),
-    });
-    return { project, state, cli };
+    };
+    const cli = new PulumiCli(tools.pulumi, project, env);
+    await cli.run(["login", `file://${state}`]);
+    fs.writeFileSync(path.join(project, `Pulumi.${options.stack}.yaml`), toYaml({ config: options.config }));
+    await cli.run(["stack", "init", options.stack, "--secrets-provider", "passphrase"]);
+    for (const [key, value] of Object.entries(options.secrets)) await cli.run(["config", "set", "--secret", key, value]);
+    return { project, state, env, cli };
 }

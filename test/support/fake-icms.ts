@@ -32,6 +32,14 @@ export interface StoredCluster {
 
 type Fault = { status?: number; reset?: boolean; hang?: boolean; afterHandling?: boolean };
 
+/** A request held at the door: it is recorded, then handled only once released. */
+export interface Hold {
+    /** Resolves when a matching request has arrived (and waits). */
+    readonly arrived: Promise<void>;
+    /** Lets the held request (and any later one) through. */
+    release(): void;
+}
+
 /** Regions ICMS accepts, a subset of its fixed list (lower-cased first). */
 const REGIONS = ["us-east-1", "us-west-1", "us-west-2", "eu-west-1", "eastus", "westus2", "us-ashburn-1", "us-central1"];
 const RFC1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -49,6 +57,7 @@ export class FakeControlPlane {
     readonly secrets = new Map<string, Record<string, string>>();
     jwks = JSON.stringify({ keys: [{ kty: "RSA", kid: "key-1", n: "abc", e: "AQAB", use: "sig", alg: "RS256" }] });
     private faults: { server: "icms" | "kube"; match: RegExp; fault: Fault; times: number }[] = [];
+    private holds: { match: RegExp; arrive: () => void; gate: Promise<void> }[] = [];
     private icmsServer?: http.Server;
     private kubeServer?: http.Server;
     private minted = 0;
@@ -100,6 +109,31 @@ export class FakeControlPlane {
     /** Makes the next `times` requests matching `match` fail as described. */
     inject(server: "icms" | "kube", match: RegExp, fault: Fault, times = 1): void {
         this.faults.push({ server, match, fault, times });
+    }
+
+    /** Holds the next ICMS request matching `METHOD path` until released: a call in flight, for as long as a test needs. */
+    hold(match: RegExp): Hold {
+        let arrive!: () => void;
+        let release!: () => void;
+        const arrived = new Promise<void>((r) => (arrive = r));
+        const gate = new Promise<void>((r) => (release = r));
+        const entry = { match, arrive, gate };
+        this.holds.push(entry);
+        return {
+            arrived,
+            release: () => {
+                this.holds = this.holds.filter((h) => h !== entry);
+                release();
+            },
+        };
+    }
+
+    /** @internal */
+    async waitAtDoor(method: string, path: string): Promise<void> {
+        const held = this.holds.find((h) => h.match.test(`${method} ${path}`));
+        if (!held) return;
+        held.arrive();
+        await held.gate;
     }
 
     /** Registers a cluster directly, as if someone had run `nvcf-cli cluster register`. */
@@ -281,7 +315,7 @@ function listen(
     const server = http.createServer((req, res) => {
         const chunks: Buffer[] = [];
         req.on("data", (c: Buffer) => chunks.push(c));
-        req.on("end", () => {
+        req.on("end", async () => {
             const body = Buffer.concat(chunks).toString("utf8");
             const path = (req.url ?? "").split("?")[0];
             fake.requests.push({
@@ -292,6 +326,7 @@ function listen(
                 authorization: req.headers.authorization,
                 body,
             });
+            if (name === "icms") await fake.waitAtDoor(req.method ?? "", path);
             const fault = fake.takeFault(name, req.method ?? "", path);
             if (fault?.hang) return;
             if (fault?.reset) return req.socket.destroy();

@@ -25,13 +25,22 @@ export class FakeKubeApi {
     }
 
     /** A Helm release Secret as Helm 3 stores it: base64(gzip(JSON)), base64-encoded again as Secret data. */
-    putRelease(r: { name: string; namespace: string; revision: number; chart: string; version: string; status: string }): this {
+    putRelease(r: {
+        name: string;
+        namespace: string;
+        revision: number;
+        chart: string;
+        version: string;
+        status: string;
+        manifest?: string;
+    }): this {
         const record = {
             name: r.name,
             namespace: r.namespace,
             version: r.revision,
             info: { status: r.status },
             chart: { metadata: { name: r.chart, version: r.version } },
+            manifest: r.manifest ?? "",
         };
         const inner = zlib.gzipSync(JSON.stringify(record)).toString("base64");
         return this.put(`/api/v1/namespaces/${r.namespace}/secrets/sh.helm.release.v1.${r.name}.v${r.revision}`, {
@@ -94,7 +103,8 @@ export class FakeKubeApi {
         const wanted = selector ? selector.split(",").map((kv) => kv.split("=")) : [];
         const matching = items.filter((o) => wanted.every(([k, v]) => o.metadata?.labels?.[k] === v));
         // A collection of a known kind answers an empty list; an unknown path is a 404, as for an absent object.
-        return items.length > 0 || /\/(pods|jobs|secrets|deployments|statefulsets|httproutes|storageclasses|nodes)$/.test(bare)
+        return items.length > 0 ||
+            /\/(pods|jobs|secrets|deployments|statefulsets|httproutes|storageclasses|nodes|persistentvolumeclaims)$/.test(bare)
             ? [200, { items: matching }]
             : [404, { kind: "Status", code: 404 }];
     }

@@ -1,0 +1,53 @@
+/**
+ * The deploy workflow never cuts a `pulumi up` short: a killed run is what leaves a stack locked
+ * with Helm releases its state does not record (README, When a run was interrupted).
+ */
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import { parse } from "yaml";
+import { addonDependencies, ADDONS } from "../components/compute-plane/addons";
+import { CATALOG } from "../components/control-plane/catalog";
+import { releaseDependencies } from "../components/control-plane/ordering";
+import { HELM_DEFAULTS } from "../components/kubernetes/helm-release";
+import { checksSchema } from "../config/checks-schema";
+
+const WORKFLOW = path.resolve(__dirname, "..", ".github", "workflows", "deploy.yml");
+
+/** The most releases one run installs one after another. */
+function longestChain(deps: Map<string, string[]>): number {
+    const depth = new Map<string, number>();
+    const of = (name: string): number => {
+        if (!depth.has(name)) depth.set(name, 1 + Math.max(0, ...(deps.get(name) ?? []).map(of)));
+        return depth.get(name)!;
+    };
+    return Math.max(0, ...[...deps.keys()].map(of));
+}
+
+describe("deploy.yml", () => {
+    const workflow = parse(fs.readFileSync(WORKFLOW, "utf8")) as { jobs: Record<string, any> };
+    const deploy = workflow.jobs.deploy;
+
+    it("runs one job per stack at a time, and a newer run waits instead of cancelling it", () => {
+        assert.deepEqual(deploy.concurrency, { group: "deploy-${{ matrix.stack }}", "cancel-in-progress": false });
+    });
+
+    it("gives the job more time than the longest chain of Helm release timeouts and the health gates, within GitHub's 6 h", () => {
+        // Kyverno, then Envoy Gateway (after the pull-secret policy) come before every control-plane
+        // release; the NVCA operator comes after all of them; the add-ons run beside the control plane.
+        const releases = Math.max(2 + longestChain(releaseDependencies(CATALOG)), longestChain(addonDependencies(ADDONS))) + 1;
+        const gates = 2 * checksSchema.parse({}).healthGate.timeoutSeconds;
+        const needed = (releases * HELM_DEFAULTS.timeout + gates) / 60;
+        assert.ok(deploy["timeout-minutes"] > needed, `timeout-minutes ${deploy["timeout-minutes"]} ≤ ${needed}`);
+        assert.ok(deploy["timeout-minutes"] <= 360);
+    });
+
+    it("can recover an interrupted run first, then deploys with the policy pack", () => {
+        const steps = deploy.steps as { name?: string; run?: string; uses?: string; with?: Record<string, string> }[];
+        const recover = steps.findIndex((s) => s.run?.includes("npm run --silent recover -- --stack"));
+        const up = steps.findIndex((s) => s.with?.command === "up");
+        assert.ok(recover > 0 && up > recover, "recover runs before up");
+        assert.match(steps[up].with!.policyPacks, /policies/);
+    });
+});
