@@ -131,7 +131,8 @@ describe("the stack selects its bundle release (nvcf-self-managed:bundle.release
 
     test("an observability release's version key pins its chart only when the environment changes base.yaml's", () => {
         const bundle = fixtureRelease("2.0.0", { "victoria-metrics": "0.40.0" });
-        const cp = (controlPlane?: Record<string, unknown>) => parseSettings(devRaw({ controlPlane }), { releaseNames: RELEASE_NAMES }).controlPlane;
+        const cp = (controlPlane?: Record<string, unknown>) =>
+            parseSettings(devRaw({ controlPlane }), { releaseNames: RELEASE_NAMES }).controlPlane;
         assert.equal(controlPlaneChartVersions(bundle, {}, cp())["victoria-metrics"], "0.40.0");
         assert.equal(controlPlaneChartVersions(bundle, {}, cp({ victoriaMetrics: { version: "0.39.1" } }))["victoria-metrics"], "0.39.1");
         assert.equal(
