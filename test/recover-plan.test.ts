@@ -262,7 +262,7 @@ describe("recover: other objects, dynamic resources, providers", () => {
     it("another provider's create cannot be looked up: it stops with Pulumi's own commands", () => {
         const rec = op("creating", { urn: URN("aws:route53/record:Record", "api"), type: "aws:route53/record:Record", custom: true });
         const d = run({ op: rec, facts: { kind: "none" } });
-        assert.match(d.stop!.join("\n"), /--import-pending-creates '.*' <its id>[\s\S]*--clear-pending-creates/);
+        assert.match(d.stop!.join("\n"), /--import-pending-creates '.*' --import-pending-creates <its id>[\s\S]*--clear-pending-creates/);
         const upd = run({ op: op("updating", rec.resource), facts: { kind: "none" } });
         assert.equal(upd.edit?.kind, "clear");
         assert.equal(upd.refresh, true);

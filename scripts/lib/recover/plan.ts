@@ -103,7 +103,7 @@ export function decide(input: DecideInput): Decision {
                     will: "leaves it alone",
                     stop: [
                         `Look in the provider's console or API whether ${what} exists.`,
-                        `If it exists: pulumi refresh --stack ${input.stack} --import-pending-creates '${urn}' <its id>.`,
+                        `If it exists: pulumi refresh --stack ${input.stack} --import-pending-creates '${urn}' --import-pending-creates <its id> (the flag before each of the two).`,
                         `If it does not: pulumi refresh --stack ${input.stack} --clear-pending-creates.`,
                         `Then npm run recover -- --stack ${input.stack} again.`,
                     ],
