@@ -152,17 +152,17 @@ interface Member {
     down?: boolean;
 }
 
-function openbao(kube: WorldKube, members: Member[], sts = { replicas: 3, updated: 3 }) {
+function openbao(kube: WorldKube, members: Member[], sts = { replicas: 3, updated: 3 }, port = 8200) {
     members.forEach((_m, i) =>
         kube.api.put(`/api/v1/namespaces/vault-system/pods/openbao-server-${i}`, {
             metadata: { name: `openbao-server-${i}` },
-            spec: { containers: [{ name: "openbao", ports: [{ name: "http", containerPort: 8200 }] }] },
+            spec: { containers: [{ name: "openbao", ports: [{ name: "http", containerPort: port }] }] },
         }),
     );
     kube.api.put("/api/v1/namespaces/vault-system/pods/openbao-server-agent-injector-abc", {
         metadata: { name: "openbao-server-agent-injector-abc" },
     });
-    kube.proxy(/pods\/openbao-server-(\d+):8200\/proxy\/v1\/sys\/health$/, (path, q) => {
+    kube.proxy(new RegExp(`pods/openbao-server-(\\d+):${port}/proxy/v1/sys/health$`), (path, q) => {
         assert.equal(q.get("sealedcode"), "200");
         const m = members[Number(/openbao-server-(\d+)/.exec(path)![1])];
         if (m.down) return undefined;
@@ -204,6 +204,13 @@ describe("OpenBao's members between the stage's steps (sys/health of each member
                 ["openbao-rollout", true, "every member runs the new template (3/3 updated)"],
             ],
         );
+    });
+
+    test("each member is asked on the port its container names http", async () => {
+        const kube = new WorldKube();
+        openbao(kube, healthy(), { replicas: 3, updated: 3 }, 18200);
+        const [m] = await openBaoMembersChecked(kube, settings, "cid-1");
+        assert.equal(m.ok, true, m.detail);
     });
 
     test("a sealed member, another cluster ID, or no active member stops it", async () => {

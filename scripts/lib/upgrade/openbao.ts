@@ -8,7 +8,7 @@
  */
 import { catalogEntry, OPENBAO } from "../../../components/control-plane/catalog";
 import type { CheckResult } from "../../../components/health/checks";
-import type { Kube } from "../../../components/health/kube-client";
+import { getObject, type Kube } from "../../../components/health/kube-client";
 import { MemberAnswerError, memberRevisions, openBaoMembers, type MemberHealth, type RolloutTarget } from "../../../components/openbao";
 import type { Settings } from "../../../config/settings";
 
@@ -23,22 +23,33 @@ export function isOpenBaoRolloutType(type: string): boolean {
 /** One member's `sys/health`, or why it gave none (the error names the pod). */
 type MemberLook = ({ readonly pod: string } & MemberHealth) | { readonly pod: string; readonly error: string };
 
+interface PodObject {
+    spec?: { containers?: { ports?: { name?: string; containerPort?: number }[] }[] };
+}
+
 /** OpenBao's StatefulSet where the program installs it. */
 function target(settings: Settings): RolloutTarget {
     return { namespace: catalogEntry(OPENBAO.release).namespace(settings.controlPlane), statefulSet: OPENBAO.statefulSet };
 }
 
-/** Each member's health, through the API server's pod proxy; an unanswered member is a problem, not a stop. */
+/**
+ * Each member pod's health, through the API server's pod proxy, on the port its container names
+ * `http` (the chart's 8200); an unanswered member is a problem, not a stop. A missing pod is left
+ * out: the rollout check says how many members run the new template.
+ */
 async function members(kube: Kube, settings: Settings, where: RolloutTarget, replicas: number): Promise<MemberLook[]> {
-    // sys/health needs no token: these checks never read the root-token Secret.
-    const bao = openBaoMembers(
-        kube,
-        { namespace: where.namespace, port: OPENBAO.port, scheme: settings.openbaoAccess.scheme },
-        { missing: "the upgrade's member checks use no OpenBao token" },
-    );
     const out: MemberLook[] = [];
     for (let ordinal = 0; ordinal < replicas; ordinal++) {
         const pod = `${where.statefulSet}-${ordinal}`;
+        const object = (await getObject(kube, `/api/v1/namespaces/${where.namespace}/pods/${pod}`)) as PodObject | undefined;
+        if (!object) continue;
+        const port = object.spec?.containers?.flatMap((c) => c.ports ?? []).find((x) => x.name === "http")?.containerPort ?? OPENBAO.port;
+        // sys/health needs no token: these checks never read the root-token Secret.
+        const bao = openBaoMembers(
+            kube,
+            { namespace: where.namespace, port, scheme: settings.openbaoAccess.scheme },
+            { missing: "the upgrade's member checks use no OpenBao token" },
+        );
         try {
             out.push({ pod, ...(await bao.health(pod)) });
         } catch (error) {
