@@ -7,6 +7,9 @@ import { natsDrained } from "../scripts/lib/upgrade/nats-drain";
 import { openBaoClusterId, openBaoMembersChecked } from "../scripts/lib/upgrade/openbao";
 import { kubeProgressStore, resumeAt, withStage } from "../scripts/lib/upgrade/progress";
 import { jobsSucceeded } from "../scripts/lib/upgrade/checks";
+import { RELEASE_NAMES } from "../components/control-plane/catalog";
+import { parseSettings } from "../config/settings";
+import { devRaw } from "./support/raw-config";
 import { stream, WorldKube } from "./support/upgrade-world";
 
 /** A NATS pod as the chart runs it: a `nats` container whose monitoring port is named `monitor`. */
@@ -145,21 +148,24 @@ interface Member {
     standby?: boolean;
     clusterId?: string;
     initialized?: boolean;
+    /** Its pod proxy answers 503 (no endpoint behind it). */
+    down?: boolean;
 }
 
-function openbao(kube: WorldKube, members: Member[], sts = { replicas: 3, updated: 3 }) {
+function openbao(kube: WorldKube, members: Member[], sts = { replicas: 3, updated: 3 }, port = 8200) {
     members.forEach((_m, i) =>
         kube.api.put(`/api/v1/namespaces/vault-system/pods/openbao-server-${i}`, {
             metadata: { name: `openbao-server-${i}` },
-            spec: { containers: [{ name: "openbao", ports: [{ name: "http", containerPort: 8200 }] }] },
+            spec: { containers: [{ name: "openbao", ports: [{ name: "http", containerPort: port }] }] },
         }),
     );
     kube.api.put("/api/v1/namespaces/vault-system/pods/openbao-server-agent-injector-abc", {
         metadata: { name: "openbao-server-agent-injector-abc" },
     });
-    kube.proxy(/pods\/openbao-server-(\d+):8200\/proxy\/v1\/sys\/health$/, (path, q) => {
+    kube.proxy(new RegExp(`pods/openbao-server-(\\d+):${port}/proxy/v1/sys/health$`), (path, q) => {
         assert.equal(q.get("sealedcode"), "200");
         const m = members[Number(/openbao-server-(\d+)/.exec(path)![1])];
+        if (m.down) return undefined;
         const body = {
             initialized: m.initialized ?? true,
             sealed: m.sealed ?? false,
@@ -183,13 +189,14 @@ function openbao(kube: WorldKube, members: Member[], sts = { replicas: 3, update
 }
 
 describe("OpenBao's members between the stage's steps (sys/health of each member, the StatefulSet's updatedReplicas)", () => {
+    const settings = parseSettings(devRaw(), { releaseNames: RELEASE_NAMES });
     const healthy = (): Member[] => [{ standby: false }, {}, {}];
 
     test("passes with every member unsealed, one active, the original cluster ID, every member on the new template", async () => {
         const kube = new WorldKube();
         openbao(kube, healthy());
-        assert.equal(await openBaoClusterId(kube, "http"), "cid-1");
-        const results = await openBaoMembersChecked(kube, "http", "cid-1");
+        assert.equal(await openBaoClusterId(kube, settings), "cid-1");
+        const results = await openBaoMembersChecked(kube, settings, "cid-1");
         assert.deepEqual(
             results.map((r) => [r.name, r.ok, r.detail]),
             [
@@ -199,17 +206,25 @@ describe("OpenBao's members between the stage's steps (sys/health of each member
         );
     });
 
+    test("each member is asked on the port its container names http", async () => {
+        const kube = new WorldKube();
+        openbao(kube, healthy(), { replicas: 3, updated: 3 }, 18200);
+        const [m] = await openBaoMembersChecked(kube, settings, "cid-1");
+        assert.equal(m.ok, true, m.detail);
+    });
+
     test("a sealed member, another cluster ID, or no active member stops it", async () => {
         const cases: [Member[], RegExp][] = [
             [[{ standby: false }, { sealed: true }, {}], /openbao-server-1 is sealed/],
             [[{ standby: false }, {}, { clusterId: "cid-2" }], /openbao-server-2 reports cluster ID cid-2, not the original cid-1/],
             [[{}, {}, {}], /0 active members \(none\), not one/],
             [[{ standby: false }, { initialized: false }, {}], /openbao-server-1 is not initialised/],
+            [[{ standby: false }, {}, { down: true }], /openbao-server-2: GET \/v1\/sys\/health.*503/],
         ];
         for (const [members, expected] of cases) {
             const kube = new WorldKube();
             openbao(kube, members);
-            const [m] = await openBaoMembersChecked(kube, "http", "cid-1");
+            const [m] = await openBaoMembersChecked(kube, settings, "cid-1");
             assert.equal(m.ok, false);
             assert.match(m.detail, expected);
             assert.match(m.fix, /never go on to the next member while one is sealed/);
@@ -219,7 +234,7 @@ describe("OpenBao's members between the stage's steps (sys/health of each member
     test("OnDelete members still on the old template (updatedReplicas below replicas) stop it, with the runbook's order of replacement", async () => {
         const kube = new WorldKube();
         openbao(kube, healthy(), { replicas: 3, updated: 1 });
-        const [, rollout] = await openBaoMembersChecked(kube, "http", "cid-1");
+        const [, rollout] = await openBaoMembersChecked(kube, settings, "cid-1");
         assert.equal(rollout.ok, false);
         assert.match(rollout.detail, /1\/3 members run the new template; its update strategy is OnDelete, so Helm replaced none/);
         assert.match(rollout.fix, /standbys first.*the active one last after a step-down/);
@@ -228,7 +243,7 @@ describe("OpenBao's members between the stage's steps (sys/health of each member
     test("members that do not agree on a cluster ID give no baseline", async () => {
         const kube = new WorldKube();
         openbao(kube, [{ standby: false }, { clusterId: "other" }, {}]);
-        assert.equal(await openBaoClusterId(kube, "http"), undefined);
+        assert.equal(await openBaoClusterId(kube, settings), undefined);
     });
 });
 

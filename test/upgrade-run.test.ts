@@ -9,7 +9,6 @@ import { statusTargets } from "../scripts/lib/status-targets";
 import { devConfig, runProgram, withConfig, PROJECT, type ProgramRun } from "./support/harness";
 import { devRaw } from "./support/raw-config";
 import { fixtureRelease, stream, WorldEngine, WorldKube, worldResources } from "./support/upgrade-world";
-import { isOpenBaoRolloutType } from "../scripts/lib/upgrade/openbao";
 
 /**
  * The upgrade command's runner against an in-process world (test/support/upgrade-world.ts):
@@ -135,12 +134,7 @@ class World {
         });
     }
 
-    async run(
-        options: Partial<UpgradeOptions> = {},
-        chosen = settings,
-        openbao = { lifecycle: false, isStageResource: isOpenBaoRolloutType },
-        signal?: AbortSignal,
-    ): Promise<number> {
+    async run(options: Partial<UpgradeOptions> = {}, chosen = settings, signal?: AbortSignal): Promise<number> {
         this.out.length = 0;
         const [control, plane] = statusTargets(chosen, [], { planes: new Map() }, B).map((target) => ({ target, kube: this.kube }));
         return runUpgrade(
@@ -150,7 +144,6 @@ class World {
                 settings: chosen,
                 clusters: { control, planes: [{ ...plane, name: PLANE.clusterName }] },
                 progress: kubeProgressStore(this.kube),
-                openbao,
                 releases: [A, B],
                 out: (t) => this.out.push(t),
                 sleep: async (ms) => {
@@ -354,13 +347,13 @@ describe("npm run upgrade: the runbook's stages in order", () => {
         const ctrlC = new AbortController();
         // Interrupted while the drain gate waits for the stream to drain.
         w.onSleep = () => ctrlC.abort();
-        assert.equal(await w.run({ timeoutSeconds: 600 }, settings, undefined, ctrlC.signal), 1);
+        assert.equal(await w.run({ timeoutSeconds: 600 }, settings, ctrlC.signal), 1);
         assert.match(w.text(), /FAILED: stage 3\/9, drain gate:\n {3}interrupted \(Ctrl-C\)/);
         assert.equal((await w.progress())?.stages.drain?.state, "failed");
         const again = new AbortController();
         again.abort();
         w.faults.natsMessages = 0;
-        assert.equal(await w.run({}, settings, undefined, again.signal), 130);
+        assert.equal(await w.run({}, settings, again.signal), 130);
         assert.match(w.text(), /Interrupted before stage 3\/9, drain gate; run npm run upgrade -- --stack dev again to resume there\./);
     });
 
@@ -448,7 +441,6 @@ describe("npm run upgrade: what it refuses, and --plan", () => {
                     settings: toC,
                     clusters: { control: { target: statusTargets(toC, [], { planes: new Map() }, C)[0], kube: w.kube }, planes: [] },
                     progress: kubeProgressStore(w.kube),
-                    openbao: { lifecycle: false, isStageResource: isOpenBaoRolloutType },
                     releases: [A, B, C],
                     out: (t) => w.out.push(t),
                     sleep: async () => undefined,
@@ -465,15 +457,14 @@ describe("npm run upgrade: what it refuses, and --plan", () => {
         assert.match(w.text(), /Plan of the upgrade from bundle release 1\.0\.0 to 1\.2\.0/);
     });
 
-    test("the JWT plugin lifecycle, when the program has it: bridge, OpenBao alone, then versioned, the baseline captured once", async () => {
+    test("the JWT plugin lifecycle: bridge, OpenBao alone, then versioned, the baseline captured once", async () => {
         const w = new World();
-        const lifecycle = { lifecycle: true, isStageResource: isOpenBaoRolloutType };
         w.faults.sealedMember = true;
-        assert.equal(await w.run({}, settings, lifecycle), 1);
+        assert.equal(await w.run({}, settings), 1);
         assert.deepEqual(w.engine.configSets, ["controlPlane.openbao.jwtPluginLifecycle.mode=bridge"]);
         assert.deepEqual((await w.progress())?.openbaoBaseline, { clusterId: "cid-1" });
         w.faults.sealedMember = false;
-        assert.equal(await w.run({}, settings, lifecycle), 0, w.text());
+        assert.equal(await w.run({}, settings), 0, w.text());
         assert.match(w.text(), /baseline kept from the first attempt: cluster ID cid-1/);
         assert.deepEqual(w.engine.configSets, [
             "controlPlane.openbao.jwtPluginLifecycle.mode=bridge",

@@ -3,7 +3,7 @@
  * (components/health/) and specs (the ones `npm run status` runs): releases deployed at the
  * stage's versions, workloads ready, migration Jobs succeeded, routes Accepted, NVCA healthy.
  */
-import { health, routes, workloads, type CheckResult } from "../../../components/health/checks";
+import { health, jobOutcome, routes, workloads, type CheckResult } from "../../../components/health/checks";
 import { installedReleases, releaseDrift, type DesiredRelease } from "../../../components/health/helm-releases";
 import { listItems, type Kube } from "../../../components/health/kube-client";
 import { catalogEntry, RELEASE_NAMES, type Phase } from "../../../components/control-plane/catalog";
@@ -55,11 +55,9 @@ export async function jobsSucceeded(cluster: Cluster, namespaces: readonly strin
     for (const ns of namespaces) {
         for (const job of await listItems(cluster.kube, `/apis/batch/v1/namespaces/${ns}/jobs`)) {
             count++;
-            const conditions: { type?: string; status?: string; message?: string }[] = job.status?.conditions ?? [];
-            const done = conditions.some((c) => c.type === "Complete" && c.status === "True") || (job.status?.succeeded ?? 0) > 0;
-            const failed = conditions.find((c) => c.type === "Failed" && c.status === "True");
-            if (failed) failing.push(`${ns}/${job.metadata?.name}${failed.message ? ` (${failed.message})` : ""}`);
-            else if (!done) running.push(`${ns}/${job.metadata?.name}`);
+            const outcome = jobOutcome(job);
+            if (outcome === "running") running.push(`${ns}/${job.metadata?.name}`);
+            else if (outcome !== "succeeded") failing.push(`${ns}/${job.metadata?.name}${outcome.failed ? ` (${outcome.failed})` : ""}`);
         }
     }
     if (failing.length > 0) {

@@ -138,7 +138,6 @@ export async function upgradeCli(
     const { bundleReleases } = await import("../../../components/bundle/bundle-releases");
     const { automationEngine } = await import("./engine");
     const { kubeProgressStore } = await import("./progress");
-    const { openBaoStageSupport } = await import("./openbao");
     const { runUpgrade } = await import("./run");
     const fail = (message: string) => {
         io.err(`upgrade: ${message}\n`);
@@ -217,7 +216,6 @@ export async function upgradeCli(
                 settings,
                 clusters: { control, planes: planes.map((p, i) => ({ ...p, name: settings.computePlanes[i].clusterName })) },
                 progress: kubeProgressStore(control.kube),
-                openbao: openBaoStageSupport(),
                 releases: bundleReleases(),
                 out: (text) => io.out(text),
                 ...(deps.sleep ? { sleep: deps.sleep } : {}),

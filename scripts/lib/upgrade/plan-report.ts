@@ -3,7 +3,7 @@
  * Nothing changes and no progress is written.
  */
 import type { BundleRelease } from "../../../components/bundle/bundle-releases";
-import { LIFECYCLE_MODE_PATH, lifecycleMode } from "./openbao";
+import { LIFECYCLE_MODE_PATH } from "./openbao";
 import type { UpgradeDeps, UpgradeOptions } from "./run";
 import { describeStep, needsDrain, stageNumber, STAGES, type StageId, type StagePlan } from "./stages";
 
@@ -14,7 +14,7 @@ export const CHECKS: Record<StageId, string> = {
         "each GPU cluster's releases at the new versions and deployed, its NVCFBackend healthy, its operator and agent pods Ready",
     drain: "each NATS pod's /jsz (all pages): every single-replica memory stream present and empty; each function queue given empty",
     openbao:
-        "every member unsealed, one active, the cluster ID captured before the stage, updatedReplicas equal to replicas; the JWT mounts against their baseline (the OpenBao rollout's, with the JWT plugin lifecycle)",
+        "every member unsealed, one active, the cluster ID captured before the stage, updatedReplicas equal to replicas; the JWT mounts against their baseline (the OpenBao rollout's)",
     dependencies: "the 01 releases at the new versions and deployed, their workloads ready, every Job (the migrations) succeeded",
     core: "the 02 releases at the new versions and deployed, their workloads ready, every HTTPRoute Accepted",
     observability: "the 00 and 03 releases at the new versions and deployed, their workloads ready",
@@ -45,9 +45,9 @@ export async function printPlan(
             );
         if (stage.id === "openbao" && p) {
             say(
-                deps.openbao.lifecycle && lifecycleMode(deps.settings) !== "versioned"
+                deps.settings.controlPlane.openbao.jwtPluginLifecycle.mode !== "versioned"
                     ? `   sets ${LIFECYCLE_MODE_PATH} to bridge, updates OpenBao alone, then sets it to versioned and updates it again (the previews below are before the switch).`
-                    : "   updates OpenBao alone (this program has no JWT plugin lifecycle, or it is already versioned).",
+                    : `   updates OpenBao alone (${LIFECYCLE_MODE_PATH} is already versioned).`,
             );
         }
         if (p) {

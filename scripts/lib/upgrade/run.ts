@@ -16,7 +16,7 @@ import type { Engine } from "./engine";
 import { engineErrors } from "./engine";
 import { functionQueuesEmpty, type QueueAccess, type QueueRef } from "./function-queues";
 import { natsDrained } from "./nats-drain";
-import { LIFECYCLE_MODE_PATH, lifecycleMode, openBaoClusterId, openBaoMembersChecked, type OpenBaoStageSupport } from "./openbao";
+import { LIFECYCLE_MODE_PATH, openBaoClusterId, openBaoMembersChecked } from "./openbao";
 import { PROGRESS, resumeAt, withStage, type Progress, type ProgressStore } from "./progress";
 import { describeStep, needsDrain, planStages, stageNumber, stageOf, STAGES, type StageId, type StagePlan } from "./stages";
 
@@ -41,7 +41,6 @@ export interface UpgradeDeps {
     readonly settings: Settings;
     readonly clusters: Clusters;
     readonly progress: ProgressStore;
-    readonly openbao: OpenBaoStageSupport;
     /** The bundle releases this checkout knows, oldest first. */
     readonly releases: readonly BundleRelease[];
     readonly out: (text: string) => void;
@@ -359,22 +358,16 @@ async function openbaoStage(ctx: StageContext): Promise<string | undefined> {
         say("   nothing of OpenBao changes in this upgrade.");
         return "no change";
     }
-    const scheme = deps.settings.openbaoAccess.scheme;
     let baseline = ctx.progress().openbaoBaseline as { clusterId?: string } | undefined;
     if (!baseline) {
-        baseline = { clusterId: await openBaoClusterId(control.kube, scheme) };
+        baseline = { clusterId: await openBaoClusterId(control.kube, deps.settings) };
         await ctx.save({ ...ctx.progress(), openbaoBaseline: baseline });
         say(`   baseline captured (kept for every retry): cluster ID ${baseline.clusterId ?? "unknown (no unsealed member answered)"}.`);
     } else {
         say(`   baseline kept from the first attempt: cluster ID ${baseline.clusterId ?? "unknown"}.`);
     }
-    const checks = () => openBaoMembersChecked(control.kube, scheme, baseline.clusterId);
-    const modes = deps.openbao.lifecycle && lifecycleMode(deps.settings) !== "versioned" ? (["bridge", "versioned"] as const) : [];
-    if (!deps.openbao.lifecycle) {
-        say(
-            "   this program has no JWT plugin lifecycle (openbao.jwtPluginLifecycle): OpenBao is updated without bridge mode, and the JWT mounts are not checked.",
-        );
-    }
+    const checks = () => openBaoMembersChecked(control.kube, deps.settings, baseline.clusterId);
+    const modes = deps.settings.controlPlane.openbao.jwtPluginLifecycle.mode !== "versioned" ? (["bridge", "versioned"] as const) : [];
     for (const mode of modes.length > 0 ? modes : ([undefined] as const)) {
         if (mode) {
             say(`   openbao.jwtPluginLifecycle.mode: ${mode} (pulumi config set --path ${LIFECYCLE_MODE_PATH} ${mode})`);
