@@ -1,12 +1,15 @@
 import { GatewayDns } from "./components/aws/gateway-dns";
 import { AwsProviders } from "./components/aws/providers";
-import { ComputePlane } from "./components/compute-plane/compute-plane";
+import { ComputePlane, NVCA_OPERATOR } from "./components/compute-plane/compute-plane";
 import { RELEASE_NAMES } from "./components/control-plane/catalog";
 import { ControlPlane } from "./components/control-plane/control-plane";
 import { clusterProvider } from "./components/kubernetes/provider";
 import { computePlaneArgs, controlPlaneArgs } from "./components/resolve/args";
 import { resolveClusters } from "./components/resolve/clusters";
 import { loadSettings } from "./config/load";
+import { bundleReleaseNames, selectedBundleRelease } from "./components/bundle/bundle-releases";
+import { Bundle } from "./components/bundle/bundle";
+import { RECEIPT } from "./components/bundle/receipt";
 
 /**
  * The program: stack config is validated before anything is declared, every cluster and
@@ -14,14 +17,30 @@ import { loadSettings } from "./config/load";
  * and takes its result as the stack outputs.
  */
 export = function main() {
-    const settings = loadSettings({ releaseNames: RELEASE_NAMES });
+    const settings = loadSettings({ releaseNames: RELEASE_NAMES, bundleReleases: bundleReleaseNames() });
+    const bundle = selectedBundleRelease(settings.bundle.release);
     const aws = new AwsProviders();
     const clusters = resolveClusters(settings, aws);
     const provider = clusterProvider("control-plane", clusters.controlPlane);
-    const controlPlane = new ControlPlane("control-plane", controlPlaneArgs(settings, clusters, aws), { providers: [provider] });
+    const controlPlane = new ControlPlane("control-plane", controlPlaneArgs(settings, bundle, clusters, aws), { providers: [provider] });
     const computePlanes = settings.computePlanes.map(
-        (plane) => new ComputePlane(`compute-plane-${plane.clusterName}`, computePlaneArgs(settings, plane, clusters, aws, controlPlane)),
+        (plane) =>
+            new ComputePlane(`compute-plane-${plane.clusterName}`, computePlaneArgs(settings, bundle, plane, clusters, aws, controlPlane)),
     );
+    // After every release and gate of every cluster: the receipt says what the environment runs.
+    const bundleState = new Bundle("bundle", {
+        release: bundle,
+        controlPlane: {
+            releases: controlPlane.releases,
+            goals: controlPlane.goals,
+            namespace: controlPlane.namespaces.byName[RECEIPT.namespace].metadata.name,
+        },
+        computePlanes: Object.fromEntries(
+            computePlanes.map((c) => [c.outputs.clusterName, { ...c.addons, [NVCA_OPERATOR.release]: c.operator }]),
+        ),
+        provider,
+        after: [controlPlane, ...computePlanes],
+    });
     const route53 = settings.dns.route53;
     const dns = route53
         ? new GatewayDns("gateway-dns", {
@@ -38,5 +57,6 @@ export = function main() {
         ...controlPlane.outputs,
         ...(dns ? { gatewayAddress: dns.address } : {}),
         computePlanes: Object.fromEntries(computePlanes.map((c) => [c.outputs.clusterName, c.outputs])),
+        upgrade: bundleState.outputs,
     };
 };

@@ -146,12 +146,13 @@ export const computePlaneSchema = z.strictObject({
     }),
     imagePullSecrets: z.array(z.strictObject({ name: gr.grammarString(gr.dnsSubdomain) })).default([]),
     nvcaOperator: section({
-        chartVersion: gr.grammarString(gr.chartVersion).default("1.21.3"),
-        imageTag: gr.grammarString(gr.imageTag).default("3.2.7"),
-        nvcaVersion: gr.grammarString(gr.imageTag).default("3.2.7"),
+        // Unset: the stack's bundle release's (components/bundle/releases/).
+        chartVersion: gr.grammarString(gr.chartVersion).optional(),
+        imageTag: gr.grammarString(gr.imageTag).optional(),
+        nvcaVersion: gr.grammarString(gr.imageTag).optional(),
         otelCollector: section({
             enabled: z.boolean().optional(),
-            imageTag: gr.grammarString(gr.imageTag).default("0.157.9"),
+            imageTag: gr.grammarString(gr.imageTag).optional(),
             imageRepository: gr.grammarString(gr.imageName).optional(),
         }),
         agent: section({

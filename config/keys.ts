@@ -4,6 +4,7 @@ import { computePlanesSchema } from "./compute-plane-schema";
 import { dnsSchema } from "./aws-schema";
 import { checksSchema } from "./checks-schema";
 import { openbaoRolloutSchema } from "./openbao-rollout-schema";
+import { bundleSchema } from "./bundle-schema";
 
 // In a module of its own, so the dynamic providers' serialized code captures a string, not the schemas.
 export { PROJECT } from "./project";
@@ -19,6 +20,7 @@ export const structuredSettingsSchema = z.object({
     openbaoRollout: openbaoRolloutSchema,
     dns: dnsSchema,
     checks: checksSchema,
+    bundle: bundleSchema,
 });
 
 /** The structured keys, in the schema's order. */

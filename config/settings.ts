@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ConfigError, ConfigProblem, problemsFromIssues, unknownKeyMessage } from "./errors";
 import { PROJECT, SECRET_KEYS, SecretKey, STRUCTURED_KEYS, StructuredKey, structuredSettingsSchema } from "./keys";
 import { crossKeyProblems, plaintextSecretProblems } from "./rules";
+import { bundleProblems } from "./bundle-schema";
 
 /** The validated stack config: every structured key as its schema parses it, plus the secrets. */
 export type Settings = Readonly<z.infer<typeof structuredSettingsSchema>> & {
@@ -29,6 +30,8 @@ export interface RawConfig {
 export interface ParseOptions {
     /** The release names of the catalog, for `releases` overrides. */
     readonly releaseNames: readonly string[];
+    /** The bundle releases the program knows, for `bundle.release`; unset: not checked. */
+    readonly bundleReleases?: readonly string[];
 }
 
 /**
@@ -67,7 +70,7 @@ export function parseSettings(raw: RawConfig, options: ParseOptions): Settings {
         computePlaneKubeconfigNames: raw.computePlaneKubeconfigNames ?? [],
         secrets: raw.secrets,
     };
-    problems.push(...crossKeyProblems(settings, options.releaseNames));
+    problems.push(...crossKeyProblems(settings, options.releaseNames), ...bundleProblems(settings.bundle, options.bundleReleases));
     if (problems.length > 0) throw new ConfigError(problems);
     return deepFreeze(settings);
 }

@@ -6,6 +6,10 @@ import { addonChart, ADDONS, enabledAddons, topologyValues } from "../components
 import { agentMergeConfig, featureGates } from "../components/compute-plane/nvca-values";
 import { computePlaneSchema, type ComputePlaneConfig } from "../config/compute-plane-schema";
 import { devConfig, ProgramRun, RecordedResource, runProgram, withConfig } from "./support/harness";
+import { findBundleRelease } from "../components/bundle/bundle-releases";
+
+/** The bundle release whose versions the program was written against (and the fixture charts carry). */
+const PINNED = findBundleRelease("0.8.0")!.computePlane;
 
 // The compute-plane bundle's GPU scheduling add-ons. Expected values are the bundle's facts for
 // its `local` test environment (testdata/environments/local.yaml: every add-on on, pull secret
@@ -58,9 +62,9 @@ const DYNAMO_TYPES = [
 const types = (config: Record<string, any> | undefined) => config?.cluster?.validationPolicy?.allowedExtraKubernetesTypes;
 
 describe("the add-on catalog: the bundle's releases, in its file order", () => {
-    test("release, namespace, chart, version and needs of each add-on", () => {
+    test("release, namespace, chart, version (in the pinned bundle release) and needs of each add-on", () => {
         assert.deepEqual(
-            ADDONS.map((a) => [a.name, a.namespace, a.chart, a.version, a.needs.join(",")]),
+            ADDONS.map((a) => [a.name, a.namespace, a.chart, PINNED.charts[a.name], a.needs.join(",")]),
             [
                 ["kai-scheduler", "kai-scheduler", "kai-scheduler", "v0.16.7", ""],
                 ["nvcf-kai-topology", "nvca-operator", "nvcf-cluster-topology", "0.1.0", "kai-scheduler"],
@@ -77,7 +81,7 @@ describe("the add-on catalog: the bundle's releases, in its file order", () => {
         for (const a of ADDONS) {
             const chart = fs.readFileSync(path.join(__dirname, "e2e", "charts", a.chart, "Chart.yaml"), "utf8");
             assert.match(chart, new RegExp(`^name: ${a.chart}$`, "m"), a.name);
-            assert.match(chart, new RegExp(`^version: ${a.version.replace(/\./g, "\\.")}$`, "m"), a.name);
+            assert.match(chart, new RegExp(`^version: ${PINNED.charts[a.name].replace(/\./g, "\\.")}$`, "m"), a.name);
         }
     });
 

@@ -29,6 +29,7 @@ describe("parseSettings on a good config", () => {
             "openbaoRollout",
             "dns",
             "checks",
+            "bundle",
             "computePlaneKubeconfigNames",
             "secrets",
         ]);
@@ -63,6 +64,7 @@ describe("each key by its schema: every problem of the parse at once", () => {
             "openbaoRollout",
             "dns",
             "checks",
+            "bundle",
             "ngcApiKey",
             "accountRegistryKey",
             "sidecarRegistryKey",

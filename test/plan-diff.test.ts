@@ -144,7 +144,14 @@ describe("plan-diff: what a change to the stack file does", () => {
         assert.ok(
             checks.find((c) => c.name === "control-plane-health-gate")!.inputs.some((i) => formatPath(i.path).startsWith("health.routes")),
         );
-        for (const c of diff.changed.filter((c) => !checks.includes(c))) {
+        // The receipt names every release and its version: it no longer names ingress.
+        const receipt = diff.changed.find((c) => c.name === "bundle-receipt")!;
+        assert.deepEqual(
+            receipt.inputs.map((i) => formatPath(i.path)),
+            ["data.controlPlane"],
+        );
+        assert.ok(!String(receipt.inputs[0].after).includes('"ingress"') && String(receipt.inputs[0].before).includes('"ingress"'));
+        for (const c of diff.changed.filter((c) => !checks.includes(c) && c !== receipt)) {
             assert.deepEqual(
                 { inputs: c.inputs, values: c.values, added: c.dependsOnAdded, removed: c.dependsOnRemoved },
                 {

@@ -13,6 +13,7 @@ import type { CheckResult } from "../components/health/checks";
 import { GATEWAY_API_CRDS } from "../components/health/checks";
 import { installedReleases, releaseDrift, type DesiredRelease, type InstalledRelease } from "../components/health/helm-releases";
 import type { Kube } from "../components/health/kube-client";
+import { receiptData } from "../components/bundle/receipt";
 import { statusCli } from "../scripts/lib/status-cli";
 import { formatStatusJson, formatTable } from "../scripts/lib/status-format";
 import { exitCode, type StatusReport } from "../scripts/lib/status-run";
@@ -239,6 +240,11 @@ function healthyCluster(api: FakeKubeApi, targets: readonly StatusTarget[]): voi
                 spec: { listeners: gw.listeners },
             });
         }
+        // The receipt pulumi up writes last, naming the bundle release the stack selects.
+        if (t.bundleRelease)
+            api.put("/api/v1/namespaces/nvcf/configmaps/nvcf-upgrade-receipt", {
+                data: receiptData({ bundleRelease: t.bundleRelease, controlPlane: {}, computePlanes: {} }),
+            });
         const boot = t.health?.accountBootstrap;
         if (boot) api.put(`/apis/batch/v1/namespaces/${boot.namespace}/jobs/${boot.job}`, { status: { succeeded: 1 } });
         const bao = t.health?.openbao;
@@ -332,6 +338,7 @@ describe("the command against a fake API server", { concurrency: false }, () => 
         for (const row of [
             /^control plane +kubernetes-version +ok +Kubernetes v1\.31\.2 at http:\/\/127\.0\.0\.1:\d+$/,
             /^control plane +openbao +ok +OpenBao is initialised and unsealed$/,
+            /^control plane +bundle-release +ok +runs bundle release 0\.8\.0 \(receipt nvcf\/nvcf-upgrade-receipt\)$/,
             /^control plane +release api +ok +nvcf: helm-nvcf-api 1\.25\.1, revision 1, deployed$/,
             /^compute plane gpu-a +nvcfbackend +ok +the NVCFBackend gpu-a is healthy$/,
             /^compute plane gpu-a +release nvca-operator +ok +nvca-operator: helm-nvca-operator [\d.]+, revision 1, deployed$/,
@@ -353,6 +360,9 @@ describe("the command against a fake API server", { concurrency: false }, () => 
     test("unhealthy: a version drift, a sealed OpenBao and a leftover release fail with their fix, exit 1; --json", async () => {
         api.putRelease({ name: "api", namespace: "nvcf", revision: 2, chart: "helm-nvcf-api", version: "1.24.0", status: "deployed" });
         api.putRelease({ name: "leftover", namespace: "nvcf", revision: 1, chart: "old-chart", version: "0.1.0", status: "deployed" });
+        api.put("/api/v1/namespaces/nvcf/configmaps/nvcf-upgrade-receipt", {
+            data: receiptData({ bundleRelease: "0.7.0", controlPlane: {}, computePlanes: {} }),
+        });
         const bao = targets[0].health!.openbao!;
         api.put(`/api/v1/namespaces/${bao.namespace}/pods/${bao.pod}:${bao.port}/proxy/v1/sys/seal-status`, {
             initialized: true,
@@ -390,7 +400,11 @@ describe("the command against a fake API server", { concurrency: false }, () => 
             ],
         );
         const failed = doc.clusters.flatMap((c) => c.checks.filter((r) => !r.ok).map((r) => r.name));
-        assert.deepEqual(failed.sort(), ["openbao", "release api", "release leftover"]);
+        assert.deepEqual(failed.sort(), ["bundle-release", "openbao", "release api", "release leftover"]);
+        assert.match(
+            table.stdout,
+            /\ncontrol plane +bundle-release +FAIL +runs bundle release 0\.7\.0 \(receipt nvcf\/nvcf-upgrade-receipt\); the stack selects 0\.8\.0\n +fix: npm run upgrade/,
+        );
         assert.ok(doc.clusters[0].checks.every((r) => Object.keys(r).join() === "name,ok,detail,fix"));
     });
 

@@ -28,8 +28,8 @@ export type AddonSource =
 export interface AddonEntry {
     readonly name: string;
     readonly namespace: string;
+    /** The chart; its version is the stack's bundle release's (components/bundle/). */
     readonly chart: string;
-    readonly version: string;
     readonly source: AddonSource;
     /** The bundle's `needs`, by release name; a need on a release that is off is dropped. */
     readonly needs: readonly string[];
@@ -50,7 +50,6 @@ export const ADDONS: readonly AddonEntry[] = [
         name: KAI_SCHEDULER,
         namespace: KAI_SCHEDULER,
         chart: "kai-scheduler",
-        version: "v0.16.7",
         source: {
             kind: "repository",
             repository: "oci://ghcr.io/kai-scheduler/kai-scheduler",
@@ -65,7 +64,6 @@ export const ADDONS: readonly AddonEntry[] = [
         name: "nvcf-kai-topology",
         namespace: "nvca-operator",
         chart: TOPOLOGY_CHART,
-        version: "0.1.0",
         source: { kind: "topology-local" },
         needs: [KAI_SCHEDULER],
         // A KAI scheduler installed outside the stack serves the Topology CRD as well.
@@ -76,7 +74,6 @@ export const ADDONS: readonly AddonEntry[] = [
         name: "grove-operator",
         namespace: "grove-system",
         chart: "grove-charts",
-        version: "v0.1.0-alpha.11",
         source: { kind: "repository", repository: "oci://ghcr.io/ai-dynamo/grove", override: (p) => p.addons.groveOperator.repository },
         needs: [KAI_SCHEDULER],
         enabled: (plane) => plane.addons.groveOperator.enabled,
@@ -87,7 +84,6 @@ export const ADDONS: readonly AddonEntry[] = [
         name: "nvcf-grove-topology",
         namespace: "nvca-operator",
         chart: TOPOLOGY_CHART,
-        version: "0.1.0",
         source: { kind: "topology-local" },
         needs: ["grove-operator", "nvcf-kai-topology"],
         enabled: (plane) => topologyOn(plane) && plane.addons.groveOperator.enabled,
@@ -97,7 +93,6 @@ export const ADDONS: readonly AddonEntry[] = [
         name: "dynamo-operator",
         namespace: "dynamo-system",
         chart: "dynamo-platform",
-        version: "1.2.1",
         source: {
             kind: "repository",
             repository: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo",

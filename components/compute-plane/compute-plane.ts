@@ -16,6 +16,7 @@ import { SmbCsiDriver } from "./smb-csi-driver";
 import { KYVERNO, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
 import { PULL_SECRET_POLICY, pullSecretPolicy } from "../kubernetes/pull-secret-policy";
 import type { ChecksConfig } from "../../config/checks-schema";
+import type { ComputePlaneVersions } from "../bundle/versions";
 import { clusterReach } from "../resolve/clusters";
 import { computePlaneHealth, computePlanePreflight } from "../health/specs";
 import { HealthGate, Preflight } from "../providers/cluster-checks";
@@ -29,6 +30,8 @@ export const OPERATOR_MANAGED_NAMESPACES = ["nvca-system", "nvcf-backend"] as co
 export interface ComputePlaneArgs {
     /** The compute plane's settings (one `computePlanes` entry). */
     readonly plane: ComputePlaneConfig;
+    /** The chart and image versions it installs: its bundle release's, or the plane's pins. */
+    readonly versions: ComputePlaneVersions;
     /** How the provider and the registration reach the GPU cluster. */
     readonly cluster: ClusterTarget;
     /** The pull secret, the operator's `imagePullSecrets`, and where its chart comes from. */
@@ -179,7 +182,7 @@ export class ComputePlane extends pulumi.ComponentResource {
                     name: entry.name,
                     namespace: ns.metadata.name,
                     chart: addonChart(entry, plane, registry),
-                    version: entry.version,
+                    version: args.versions.charts[entry.name],
                     values: entry.values({ plane, imagePullSecrets: registry.imagePullSecrets }),
                     skipAwait,
                 },
@@ -220,9 +223,10 @@ export class ComputePlane extends pulumi.ComponentResource {
                 name: NVCA_OPERATOR.release,
                 namespace: operatorNamespace.metadata.name,
                 chart: chartFromSources(NVCA_OPERATOR.chart, registry.chartSources, registry.chartAuth),
-                version: plane.nvcaOperator.chartVersion,
+                version: args.versions.charts[NVCA_OPERATOR.release],
                 values: nvcaOperatorValues({
                     plane,
+                    versions: args.versions,
                     image: args.image,
                     // The mirror copies these to the function pods' namespaces, which the policy does not cover.
                     imagePullSecrets: [...registry.forwardedPullSecrets],

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
+import type { ComputePlaneVersions } from "../bundle/versions";
 import { dynamoOperatorPresent, groveOperatorPresent, kaiSchedulerPresent } from "../../config/derived-facts";
 
 /** Feature gates the compute-plane bundle always appends. */
@@ -129,6 +130,7 @@ function child(parent: Record<string, unknown>, key: string): Record<string, unk
 
 export interface NvcaValuesArgs {
     readonly plane: ComputePlaneConfig;
+    readonly versions: ComputePlaneVersions;
     readonly image: { readonly registry: string; readonly repository: string };
     readonly imagePullSecrets: readonly { name: string }[];
     readonly endpoints: SelfManagedEndpoints;
@@ -144,7 +146,7 @@ export function nvcaOperatorValues(args: NvcaValuesArgs): Record<string, unknown
     const profile = plane.observability.profile;
     const mergeConfig = agentMergeConfig(plane);
     return {
-        image: { repository: `${prefix}/nvca-operator`, tag: op.imageTag, pullPolicy: "IfNotPresent" },
+        image: { repository: `${prefix}/nvca-operator`, tag: args.versions.operatorImage, pullPolicy: "IfNotPresent" },
         nvcaImage: { repositoryOverride: `${prefix}/nvca` },
         ...(args.imagePullSecrets.length > 0 ? { imagePullSecrets: [...args.imagePullSecrets] } : {}),
         // The chart's generated pull secret does not work in self-managed mode: the stack creates its own.
@@ -157,14 +159,14 @@ export function nvcaOperatorValues(args: NvcaValuesArgs): Record<string, unknown
         clusterGroupID: args.clusterGroupId,
         selfManaged: {
             identitySource: "psat",
-            nvcaVersion: op.nvcaVersion,
+            nvcaVersion: args.versions.nvcaVersion,
             // The cluster DTO reads selfManaged.region, not region.
             region: plane.region,
             ...args.endpoints,
             featureGateValues: featureGates(plane),
             otelCollector: {
                 enabled: op.otelCollector.enabled ?? (profile === "compute" || profile === "all"),
-                imageTag: op.otelCollector.imageTag,
+                imageTag: args.versions.otelCollectorImage,
                 ...(op.otelCollector.imageRepository ? { imageRepository: op.otelCollector.imageRepository } : {}),
             },
             imageCredHelper: { imageRepository: `${prefix}/nvcf-image-credential-helper` },

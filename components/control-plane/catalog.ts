@@ -76,11 +76,10 @@ export const OPENBAO = {
 export interface CatalogEntry {
     readonly name: string;
     readonly namespace: (cp: ControlPlaneConfig) => string;
+    /** The chart; its version is the stack's bundle release's (components/bundle/). */
     readonly chart: string;
-    /** The chart version the bundle pins. */
-    readonly version: string;
-    /** The environment key that sets the version instead, where the bundle has one (its default is `version`). */
-    readonly environmentVersion?: (cp: ControlPlaneConfig) => string;
+    /** The environment key whose `version` pins the chart version instead, where the bundle has one (components/bundle/versions.ts). */
+    readonly environmentVersion?: EnvironmentVersionKey;
     readonly source: ChartSource;
     readonly phase: Phase;
     /** The bundle's `needs`, by release name; an edge to a release that is off is dropped. */
@@ -115,8 +114,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "prometheus-operator-crds",
         namespace: (cp) => cp.prometheusOperatorCrds.namespace ?? monitoring(cp),
         chart: "prometheus-operator-crds",
-        version: "30.0.0",
-        environmentVersion: (cp) => cp.prometheusOperatorCrds.version,
+        environmentVersion: "prometheusOperatorCrds",
         source: "nvcf",
         phase: "observability-infrastructure",
         needs: [],
@@ -128,8 +126,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "opentelemetry-operator",
         namespace: (cp) => cp.opentelemetryOperator.namespace ?? monitoring(cp),
         chart: "opentelemetry-operator",
-        version: "0.114.1",
-        environmentVersion: (cp) => cp.opentelemetryOperator.version,
+        environmentVersion: "opentelemetryOperator",
         source: "nvcf",
         phase: "observability-infrastructure",
         needs: ["prometheus-operator-crds"],
@@ -141,8 +138,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "victoria-metrics",
         namespace: (cp) => cp.victoriaMetrics.namespace ?? monitoring(cp),
         chart: "victoria-metrics-single",
-        version: "0.38.0",
-        environmentVersion: (cp) => cp.victoriaMetrics.version,
+        environmentVersion: "victoriaMetrics",
         source: "nvcf",
         phase: "observability-infrastructure",
         needs: [],
@@ -155,7 +151,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "otel-collector",
         namespace: (cp) => cp.collector.namespace ?? monitoring(cp),
         chart: "nvcf-otel-collector",
-        version: "0.2.0",
         source: "observability-local",
         phase: "observability-infrastructure",
         needs: ["opentelemetry-operator", "prometheus-operator-crds", "victoria-metrics"],
@@ -167,7 +162,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "default-monitors",
         namespace: (cp) => cp.defaultMonitors.namespace ?? monitoring(cp),
         chart: "nvcf-default-monitors",
-        version: "0.2.0",
         source: "observability-local",
         phase: "observability-infrastructure",
         needs: ["prometheus-operator-crds"],
@@ -180,7 +174,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "nats",
         namespace: fixed("nats-system"),
         chart: nvcfChart("nats"),
-        version: "0.7.1",
         source: "nvcf",
         phase: "dependencies",
         needs: [],
@@ -192,7 +185,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "cert-manager",
         namespace: fixed("cert-manager"),
         chart: nvcfChart("cert-manager"),
-        version: "0.1.0",
         source: "nvcf",
         phase: "dependencies",
         needs: [],
@@ -211,7 +203,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: OPENBAO.release,
         namespace: fixed("vault-system"),
         chart: nvcfChart("openbao-server"),
-        version: "0.30.25",
         source: "nvcf",
         phase: "dependencies",
         needs: ["nats"],
@@ -229,7 +220,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "nvcf-pki",
         namespace: fixed("cert-manager"),
         chart: "helm-nvcf-pki",
-        version: "0.1.0",
         source: "nvcf",
         phase: "dependencies",
         needs: ["openbao-server", "cert-manager"],
@@ -241,7 +231,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "cassandra",
         namespace: fixed("cassandra-system"),
         chart: nvcfChart("cassandra"),
-        version: "0.20.1",
         source: "nvcf",
         phase: "dependencies",
         needs: [],
@@ -256,7 +245,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "api-keys",
         namespace: fixed("api-keys"),
         chart: nvcfChart("api-keys"),
-        version: "1.6.0",
         source: "nvcf",
         phase: "core",
         needs: [],
@@ -268,7 +256,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "sis",
         namespace: fixed("sis"),
         chart: nvcfChart("sis"),
-        version: "2.0.0",
         source: "nvcf",
         phase: "core",
         needs: [],
@@ -282,7 +269,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "api",
         namespace: fixed("nvcf"),
         chart: nvcfChart("api"),
-        version: "1.25.1",
         source: "nvcf",
         phase: "core",
         needs: ["ess-api"],
@@ -295,7 +281,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "nvct-api",
         namespace: fixed("nvcf"),
         chart: nvcfChart("nvct-api"),
-        version: "1.4.3",
         source: "nvcf",
         phase: "core",
         needs: [],
@@ -308,7 +293,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "invocation-service",
         namespace: fixed("nvcf"),
         chart: nvcfChart("invocation-service"),
-        version: "1.5.6",
         source: "nvcf",
         phase: "core",
         needs: ["api"],
@@ -320,7 +304,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "grpc-proxy",
         namespace: fixed("nvcf"),
         chart: nvcfChart("grpc-proxy"),
-        version: "1.7.1",
         source: "nvcf",
         phase: "core",
         needs: ["api"],
@@ -332,7 +315,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "ratelimiter",
         namespace: fixed("nvcf"),
         chart: "helm-nvcf-rate-limiter",
-        version: "1.1.0",
         source: "nvcf",
         phase: "core",
         needs: ["api"],
@@ -345,7 +327,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "ess-api",
         namespace: fixed("ess"),
         chart: nvcfChart("ess-api"),
-        version: "1.7.2",
         source: "nvcf",
         phase: "core",
         needs: [],
@@ -357,7 +338,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "notary-service",
         namespace: fixed("nvcf"),
         chart: nvcfChart("notary-service"),
-        version: "1.4.2",
         source: "nvcf",
         phase: "core",
         needs: [],
@@ -370,7 +350,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "admin-issuer-proxy",
         namespace: fixed("api-keys"),
         chart: "helm-admin-token-issuer-proxy",
-        version: "1.4.3",
         source: "nvcf",
         phase: "core",
         needs: [],
@@ -382,7 +361,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "reval",
         namespace: fixed("nvcf"),
         chart: "helm-reval",
-        version: "1.3.8",
         source: "nvcf",
         phase: "core",
         needs: [],
@@ -394,7 +372,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "nats-auth-callout-service",
         namespace: fixed("nats-system"),
         chart: "helm-nvcf-nats-auth-callout-service",
-        version: "1.1.3",
         source: "nvcf",
         phase: "core",
         needs: [],
@@ -406,7 +383,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "llm-request-router",
         namespace: fixed("nvcf"),
         chart: "helm-nvcf-llm-request-router",
-        version: "1.7.2",
         source: "nvcf",
         phase: "core",
         needs: ["api"],
@@ -423,7 +399,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "llm-api-gateway",
         namespace: fixed("nvcf"),
         chart: "helm-nvcf-llm-api-gateway",
-        version: "1.4.1",
         source: "nvcf",
         phase: "core",
         needs: ["llm-request-router"],
@@ -440,7 +415,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "vanity-gateway",
         namespace: fixed("nvcf"),
         chart: nvcfChart("vanity-gateway"),
-        version: "0.3.0",
         source: "nvcf",
         phase: "core",
         needs: ["invocation-service"],
@@ -452,7 +426,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "nvcf-ui",
         namespace: fixed("nvcf-ui"),
         chart: "helm-nvcf-ui",
-        version: "1.1.2",
         source: "nvcf",
         phase: "core",
         needs: [],
@@ -463,7 +436,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "ingress",
         namespace: (cp) => cp.ingress.gatewayApi.controllerNamespace,
         chart: "nvcf-gateway-routes",
-        version: "1.15.0",
         source: "nvcf",
         phase: "core",
         needs: ["notary-service", "api-keys", "nvcf-ui"],
@@ -482,7 +454,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "state-metrics",
         namespace: fixed("nvcf"),
         chart: nvcfChart("state-metrics"),
-        version: "1.0.2",
         source: "nvcf",
         phase: "observability",
         needs: [],
@@ -493,7 +464,6 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "function-autoscaler",
         namespace: fixed("nvcf"),
         chart: "helm-nvcf-function-autoscaler",
-        version: "0.2.1",
         source: "nvcf",
         phase: "observability",
         needs: ["state-metrics"],
@@ -518,7 +488,5 @@ export function serviceAddress(release: string, cp: ControlPlaneConfig): string 
     return `${entry.service.name}.${entry.namespace(cp)}.svc.cluster.local:${entry.service.port}`;
 }
 
-/** The chart version a release installs: a `releases.<name>.version` pin, else the environment's, else the bundle's. */
-export function releaseVersion(entry: CatalogEntry, cp: ControlPlaneConfig, pinned?: string): string {
-    return pinned ?? entry.environmentVersion?.(cp) ?? entry.version;
-}
+/** The observability bundle's environment keys that carry a chart `version` of their own. */
+export type EnvironmentVersionKey = "prometheusOperatorCrds" | "opentelemetryOperator" | "victoriaMetrics";

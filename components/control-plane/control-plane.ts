@@ -5,7 +5,7 @@ import type { Settings } from "../../config/settings";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { PullSecrets } from "../kubernetes/pull-secrets";
 import { helmRelease } from "../kubernetes/helm-release";
-import { CATALOG, catalogEntry, OPENBAO, releaseVersion, serviceAddress, type CatalogEntry } from "./catalog";
+import { CATALOG, catalogEntry, OPENBAO, serviceAddress, type CatalogEntry } from "./catalog";
 import { chartFromSources } from "../kubernetes/chart-source";
 import type { RegistryAccess } from "../resolve/registry";
 import { controlPlaneCredentials, type CredentialSecrets } from "./credentials";
@@ -25,6 +25,7 @@ import type { ChecksConfig } from "../../config/checks-schema";
 import { HealthGate, Preflight } from "../providers/cluster-checks";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 import { controlPlaneHealth, controlPlanePreflight } from "../health/specs";
+import type { ReleaseGoal } from "../bundle/restart-warning";
 
 /** Namespaces whose listeners on the shared Gateway admit routes (gateway-routing.md). */
 export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
@@ -33,8 +34,10 @@ export const PLATFORM_LABEL = { "nvcf/platform": "true" } as const;
 export interface ControlPlaneArgs {
     /** The environment: the bundle's `environments/<env>.yaml` keys over `base.yaml`'s defaults. */
     readonly environment: ControlPlaneConfig;
-    /** Per-release chart version pins and values blocks, by release name. */
+    /** Per-release values blocks, by release name. */
     readonly releaseOverrides: Readonly<Record<string, ReleaseOverride>>;
+    /** Each release's chart version: the stack's bundle release's, or a per-release pin. */
+    readonly chartVersions: Readonly<Record<string, string>>;
     /** The cluster: whether Helm waits, and how the grant revocation reaches the API server. */
     readonly cluster: ClusterTarget;
     /** The pull secret, the charts' `imagePullSecrets`, and where the charts come from. */
@@ -102,6 +105,8 @@ export class ControlPlane extends pulumi.ComponentResource {
     /** The Gateway prerequisites, when the stack installs them (ingress.gatewayApi.install). */
     readonly gateway?: GatewayPrerequisites;
     readonly releases: Readonly<Record<string, k8s.helm.v3.Release>>;
+    /** What each release is given: chart version and values. */
+    readonly goals: Readonly<Record<string, ReleaseGoal>>;
     readonly grantRevocation?: OpenBaoGrantRevocation;
     /** OpenBao's member-by-member rollout, after its release. */
     readonly openbaoRollout?: OpenBaoRollout;
@@ -235,6 +240,7 @@ export class ControlPlane extends pulumi.ComponentResource {
         const dependencies = releaseDependencies(enabled);
         const releases: Record<string, k8s.helm.v3.Release> = {};
         let openbaoTemplate: Record<string, unknown> = {};
+        const goals: Record<string, ReleaseGoal> = {};
         for (const entry of installOrder(enabled, dependencies)) {
             const namespace = entry.namespace(cp);
             const override = args.releaseOverrides[entry.name];
@@ -247,23 +253,23 @@ export class ControlPlane extends pulumi.ComponentResource {
                 ...afterPreflight,
                 ...(entry.name === OPENBAO.release && this.jwtBaseline ? [this.jwtBaseline] : []),
             ];
-            const version = releaseVersion(entry, cp, override?.version);
-            const values = deepMerge(entry.values(ctx), override?.values);
-            if (entry.name === OPENBAO.release) openbaoTemplate = openbaoPodTemplate(entry.chart, version, values);
+            const goal = { version: args.chartVersions[entry.name], values: deepMerge(entry.values(ctx), override?.values) };
+            goals[entry.name] = goal;
+            if (entry.name === OPENBAO.release) openbaoTemplate = openbaoPodTemplate(entry.chart, goal.version, goal.values);
             releases[entry.name] = helmRelease(
                 `${name}-${entry.name}`,
                 {
                     name: entry.name,
                     namespace: ns ? ns.metadata.name : namespace,
                     chart: chartOf(entry),
-                    version,
-                    values,
+                    ...goal,
                     skipAwait: args.cluster.skipAwait,
                 },
                 { parent: this, dependsOn },
             );
         }
         this.releases = releases;
+        this.goals = goals;
 
         if (openbao) {
             this.openbaoRollout = openbaoRollout(name, openbao, releases[OPENBAO.release], openbaoTemplate, this.jwtBaseline, this);

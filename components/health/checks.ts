@@ -248,6 +248,17 @@ export async function preflight(kube: Kube, spec: PreflightSpec): Promise<CheckR
     return results;
 }
 
+/** A Job's outcome by its status: its Failed condition (with the message), else Complete or a succeeded pod, else still running. */
+export function jobOutcome(job: {
+    status?: { conditions?: { type?: string; status?: string; message?: string }[]; succeeded?: number };
+}): "succeeded" | "running" | { failed: string } {
+    const conditions = job.status?.conditions ?? [];
+    const failed = conditions.find((c) => c.type === "Failed" && c.status === "True");
+    if (failed) return { failed: failed.message ?? "" };
+    if (conditions.some((c) => c.type === "Complete" && c.status === "True") || (job.status?.succeeded ?? 0) > 0) return "succeeded";
+    return "running";
+}
+
 /**
  * The account bootstrap Job (`nvcf-api-account-bootstrap`, a post-install/upgrade hook of `api`)
  * succeeded. It deletes itself 300 s after it finishes, so with no Job the Helm release's record
@@ -259,15 +270,12 @@ export async function accountBootstrap(kube: Kube, spec: NonNullable<HealthSpec[
     const inspect = `kubectl -n ${spec.namespace} logs job/${spec.job}`;
     const job = await getObject(kube, `/apis/batch/v1/namespaces/${spec.namespace}/jobs/${spec.job}`);
     if (job) {
-        const conditions: { type?: string; status?: string; message?: string }[] = job.status?.conditions ?? [];
-        if (conditions.some((c) => c.type === "Complete" && c.status === "True") || (job.status?.succeeded ?? 0) > 0) {
-            return ok(name, `the Job ${spec.namespace}/${spec.job} succeeded`);
-        }
-        const failed = conditions.find((c) => c.type === "Failed" && c.status === "True");
-        if (failed) {
+        const outcome = jobOutcome(job);
+        if (outcome === "succeeded") return ok(name, `the Job ${spec.namespace}/${spec.job} succeeded`);
+        if (outcome !== "running") {
             return fail(
                 name,
-                `the Job ${spec.namespace}/${spec.job} failed${failed.message ? `: ${failed.message}` : ""}`,
+                `the Job ${spec.namespace}/${spec.job} failed${outcome.failed ? `: ${outcome.failed}` : ""}`,
                 `read its log (${inspect}); fix the cause, then run pulumi up again (the hook reruns on upgrade)`,
             );
         }

@@ -2,10 +2,11 @@ import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
 import type { Settings } from "../../config/settings";
 import { enabledAddons } from "../compute-plane/addons";
 import { NVCA_OPERATOR } from "../compute-plane/compute-plane";
-import { releaseVersion } from "../control-plane/catalog";
 import { enabledReleases, ownedNamespaces } from "../control-plane/control-plane";
 import { ENVOY_GATEWAY, KYVERNO } from "../kubernetes/cluster-prerequisites";
 import type { DesiredRelease } from "./helm-releases";
+import { selectedBundleRelease, type BundleRelease } from "../bundle/bundle-releases";
+import { computePlaneVersions, controlPlaneChartVersions } from "../bundle/versions";
 
 /** The SMB CSI driver's release, as components/compute-plane/smb-csi-driver.ts installs it. */
 export const SMB_CSI_DRIVER = { name: "csi-driver-smb", namespace: "kube-system", chart: "csi-driver-smb" } as const;
@@ -20,11 +21,15 @@ function kyverno(settings: Settings): DesiredRelease[] {
 
 /**
  * The Helm releases `pulumi up` installs on the control plane's cluster, with the versions it
- * pins: the catalog's enabled releases (a `releases.<name>.version` override wins), Kyverno and
- * Envoy Gateway when the stack installs them.
+ * pins: the catalog's enabled releases at the bundle release's versions (a
+ * `releases.<name>.version` override wins), Kyverno and Envoy Gateway when the stack installs them.
  */
-export function controlPlaneReleases(settings: Settings): DesiredRelease[] {
+export function controlPlaneReleases(
+    settings: Settings,
+    bundle: BundleRelease = selectedBundleRelease(settings.bundle.release),
+): DesiredRelease[] {
     const cp = settings.controlPlane;
+    const versions = controlPlaneChartVersions(bundle, settings.releases, settings.controlPlane);
     const install = cp.ingress.gatewayApi.install;
     return [
         ...kyverno(settings),
@@ -42,7 +47,7 @@ export function controlPlaneReleases(settings: Settings): DesiredRelease[] {
             name: e.name,
             namespace: e.namespace(cp),
             chart: e.chart,
-            version: releaseVersion(e, cp, settings.releases[e.name]?.version),
+            version: versions[e.name],
         })),
     ];
 }
@@ -52,16 +57,21 @@ export function controlPlaneReleases(settings: Settings): DesiredRelease[] {
  * add-ons, the NVCA operator, and Kyverno unless the plane shares the control plane's cluster
  * (whose Kyverno serves it).
  */
-export function computePlaneReleases(settings: Settings, plane: ComputePlaneConfig): DesiredRelease[] {
+export function computePlaneReleases(
+    settings: Settings,
+    plane: ComputePlaneConfig,
+    bundle: BundleRelease = selectedBundleRelease(settings.bundle.release),
+): DesiredRelease[] {
+    const versions = computePlaneVersions(bundle, plane);
     return [
         ...(plane.cluster.sameAsControlPlane ? [] : kyverno(settings)),
         { ...SMB_CSI_DRIVER, version: plane.smbCsiDriver.version },
-        ...enabledAddons(plane).map((a) => ({ name: a.name, namespace: a.namespace, chart: a.chart, version: a.version })),
+        ...enabledAddons(plane).map((a) => ({ name: a.name, namespace: a.namespace, chart: a.chart, version: versions.charts[a.name] })),
         {
             name: NVCA_OPERATOR.release,
             namespace: NVCA_OPERATOR.namespace,
             chart: NVCA_OPERATOR.chart,
-            version: plane.nvcaOperator.chartVersion,
+            version: versions.charts[NVCA_OPERATOR.release],
         },
     ];
 }

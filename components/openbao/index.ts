@@ -13,7 +13,7 @@ export {
     type JwtMount,
     type JwtMountReport,
 } from "./jwt-mounts";
-export { MemberAnswerError, type MemberEndpoint, type OpenBaoMembers } from "./members";
+export { MemberAnswerError, type MemberEndpoint, type MemberHealth, type OpenBaoMembers } from "./members";
 export {
     leaderOf,
     memberRevisions,

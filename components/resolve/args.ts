@@ -4,16 +4,19 @@ import type { Settings } from "../../config/settings";
 import type { AwsProviders } from "../aws/providers";
 import type { ComputePlaneArgs } from "../compute-plane/compute-plane";
 import type { ControlPlaneArgs } from "../control-plane/control-plane";
+import type { BundleRelease } from "../bundle/bundle-releases";
+import { computePlaneVersions, controlPlaneChartVersions } from "../bundle/versions";
 import type { StackClusters } from "./clusters";
 import { resolveRegistry } from "./registry";
 
 /** The control plane's inputs, from the settings and its resolved cluster. */
-export function controlPlaneArgs(settings: Settings, clusters: StackClusters, aws: AwsProviders): ControlPlaneArgs {
+export function controlPlaneArgs(settings: Settings, bundle: BundleRelease, clusters: StackClusters, aws: AwsProviders): ControlPlaneArgs {
     const cp = settings.controlPlane;
     const { secrets } = settings;
     return {
         environment: cp,
         releaseOverrides: settings.releases,
+        chartVersions: controlPlaneChartVersions(bundle, settings.releases, settings.controlPlane),
         cluster: clusters.controlPlane,
         registry: resolveRegistry(settings, aws, {
             imageRegistry: cp.global.image.registry,
@@ -35,6 +38,7 @@ export function controlPlaneArgs(settings: Settings, clusters: StackClusters, aw
 /** One compute plane's inputs: its own image and chart sources where set, else the control plane's. */
 export function computePlaneArgs(
     settings: Settings,
+    bundle: BundleRelease,
     plane: ComputePlaneConfig,
     clusters: StackClusters,
     aws: AwsProviders,
@@ -49,6 +53,7 @@ export function computePlaneArgs(
     if (!cluster) throw new Error(`compute plane ${plane.clusterName} was not resolved`);
     return {
         plane,
+        versions: computePlaneVersions(bundle, plane),
         cluster,
         registry: resolveRegistry(settings, aws, {
             imageRegistry: image.registry,

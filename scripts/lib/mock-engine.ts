@@ -114,6 +114,8 @@ async function executeAlone(
         projectName(root),
         stack,
         false,
+        // What the diy backends call every stack's organization.
+        "organization",
     );
 
     const resources: RecordedResource[] = [];

@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { RELEASE_NAMES } from "../../components/control-plane/catalog";
+import { bundleReleaseNames } from "../../components/bundle/bundle-releases";
 import { SECRET_KEYS, STRUCTURED_KEYS, type SecretKey, type StructuredKey } from "../../config/keys";
 import { parseSettings, type RawConfig, type Settings } from "../../config/settings";
 import { missingSecretKeys } from "./assume-secrets";
@@ -46,7 +47,7 @@ export function stackSettings(root: string, stack: string): StackSettings {
                 ...raw,
                 secrets: Object.fromEntries([...secretKeys, ...assumed].map((k) => [k, pulumi.output(`placeholder-for-${k}`)])),
             } satisfies RawConfig,
-            { releaseNames: RELEASE_NAMES },
+            { releaseNames: RELEASE_NAMES, bundleReleases: bundleReleaseNames() },
         );
     try {
         return { settings: parse([]), secretKeys };

@@ -1,7 +1,7 @@
-import * as fs from "node:fs";
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Io, list, npmTookOptionsHint, parseOptions, reportUsageError, required, UsageError, wantsHelp } from "./cli";
+import { Io, npmTookOptionsHint, parseOptions, reportUsageError, required, UsageError, wantsHelp } from "./cli";
+import { checkPlaneNames, givenKubeconfigs, KUBECONFIG_OPTIONS } from "./kubeconfig-options";
 import { hasStack, stackFile } from "./stack-file";
 import type { Connect, StatusReport } from "./status-run";
 import type { GivenKubeconfigs } from "./status-targets";
@@ -30,9 +30,7 @@ const OPTIONS = {
     dir: { type: "string" },
     json: { type: "boolean" },
     watch: { type: "string" },
-    kubeconfig: { type: "string" },
-    context: { type: "string" },
-    "kubeconfig-for": { type: "string", multiple: true },
+    ...KUBECONFIG_OPTIONS,
 } as const;
 
 /** `--watch` with no number (last, or before another option) takes the default interval. */
@@ -71,35 +69,13 @@ function parse(argv: readonly string[]): Options {
             throw new UsageError(`--watch takes a whole number of seconds, at least 1; given ${JSON.stringify(values.watch)}`);
         }
     }
-    const planes = new Map<string, { file: string; text: string }>();
-    for (const entry of list(values["kubeconfig-for"])) {
-        const at = entry.indexOf("=");
-        if (at < 1 || at === entry.length - 1)
-            throw new UsageError(`--kubeconfig-for takes <plane>=<file>; given ${JSON.stringify(entry)}`);
-        const file = entry.slice(at + 1);
-        planes.set(entry.slice(0, at), { file, text: readKubeconfig(file) });
-    }
     return {
         stack,
         root,
         json: values.json === true,
         ...(watchSeconds !== undefined ? { watchSeconds } : {}),
-        given: {
-            ...(values.kubeconfig !== undefined
-                ? { controlPlane: { file: values.kubeconfig, text: readKubeconfig(values.kubeconfig) } }
-                : {}),
-            ...(values.context !== undefined ? { context: values.context } : {}),
-            planes,
-        },
+        given: givenKubeconfigs(values),
     };
-}
-
-function readKubeconfig(file: string): string {
-    try {
-        return fs.readFileSync(file, "utf8");
-    } catch (error) {
-        throw new UsageError(`cannot read the kubeconfig ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
 }
 
 /**
@@ -132,12 +108,10 @@ export async function statusCli(
     let targets;
     try {
         const { settings, secretKeys } = stackSettings(options.root, options.stack);
-        for (const plane of options.given.planes.keys()) {
-            if (!settings.computePlanes.some((p) => p.clusterName === plane)) {
-                const names = settings.computePlanes.map((p) => p.clusterName).join(", ") || "none";
-                throw new UsageError(`--kubeconfig-for names ${plane}, which is no compute plane of the stack (its planes: ${names})`);
-            }
-        }
+        checkPlaneNames(
+            options.given,
+            settings.computePlanes.map((p) => p.clusterName),
+        );
         targets = statusTargets(settings, secretKeys, options.given);
     } catch (error) {
         if (error instanceof UsageError) return reportUsageError(io, error.message, USAGE, undefined);

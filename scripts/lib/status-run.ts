@@ -4,6 +4,7 @@
  */
 import { health, preflight, type CheckResult } from "../../components/health/checks";
 import { installedReleases, releaseDrift } from "../../components/health/helm-releases";
+import { bundleReleaseCheck } from "../../components/bundle/installed";
 import { httpKube, type Kube } from "../../components/health/kube-client";
 import { apiServer, type KubeAccess } from "../../components/providers/kube-access";
 import type { StatusTarget } from "./status-targets";
@@ -48,6 +49,7 @@ export async function checkCluster(target: StatusTarget, connect: Connect): Prom
         return { cluster, state: "unreachable", reason: first.detail, checks: results };
     }
     if (target.health) results.push(...(await health(kube, target.health)));
+    if (target.bundleRelease) results.push(await guardedBundleCheck(kube, target.bundleRelease));
     results.push(...(await drift(kube, target)));
     // The health gate repeats a failed version check that preflight already reported.
     const seen = new Set<string>();
@@ -58,6 +60,19 @@ export async function checkCluster(target: StatusTarget, connect: Connect): Prom
         return true;
     });
     return { cluster, state: "checked", checks: unique };
+}
+
+async function guardedBundleCheck(kube: Kube, selected: string): Promise<CheckResult> {
+    try {
+        return await bundleReleaseCheck(kube, selected);
+    } catch (error) {
+        return {
+            name: "bundle-release",
+            ok: false,
+            detail: `the receipt could not be read: ${(error as Error).message}`,
+            fix: "kubectl -n nvcf get configmap nvcf-upgrade-receipt -o yaml",
+        };
+    }
 }
 
 async function drift(kube: Kube, target: StatusTarget): Promise<CheckResult[]> {

@@ -21,6 +21,7 @@ import { enabledReleases } from "../../components/control-plane/control-plane";
 import type { KubeAccess } from "../../components/providers/kube-access";
 import type { SecretKey } from "../../config/keys";
 import type { Settings } from "../../config/settings";
+import { selectedBundleRelease, type BundleRelease } from "../../components/bundle/bundle-releases";
 
 /** One cluster to check: how to reach it (or why it is not checked) and what to check there. */
 export interface StatusTarget {
@@ -33,6 +34,8 @@ export interface StatusTarget {
     readonly preflight: PreflightSpec;
     readonly health?: HealthSpec;
     readonly releases: readonly DesiredRelease[];
+    /** The control plane's: the bundle release the stack selects, compared with the receipt. */
+    readonly bundleRelease?: string;
     /** The namespaces where a release the stack does not declare is reported as drift. */
     readonly extrasIn: readonly string[];
 }
@@ -44,7 +47,12 @@ export interface GivenKubeconfigs {
     readonly planes: ReadonlyMap<string, { readonly file: string; readonly text: string }>;
 }
 
-export function statusTargets(settings: Settings, secretKeys: readonly SecretKey[], given: GivenKubeconfigs): StatusTarget[] {
+export function statusTargets(
+    settings: Settings,
+    secretKeys: readonly SecretKey[],
+    given: GivenKubeconfigs,
+    bundle: BundleRelease = selectedBundleRelease(settings.bundle.release),
+): StatusTarget[] {
     const cp = settings.controlPlane;
     const { checks } = settings;
     const enabled = enabledReleases(cp);
@@ -62,7 +70,8 @@ export function statusTargets(settings: Settings, secretKeys: readonly SecretKey
                 ? { namespace: openbaoEntry.namespace(cp), pod: OPENBAO.pod, port: OPENBAO.port, access: settings.openbaoAccess }
                 : undefined,
         ),
-        releases: controlPlaneReleases(settings),
+        releases: controlPlaneReleases(settings, bundle),
+        bundleRelease: bundle.release,
         extrasIn: controlPlaneExtrasNamespaces(settings),
     };
     const planes = settings.computePlanes.map((plane): StatusTarget => {
@@ -81,7 +90,7 @@ export function statusTargets(settings: Settings, secretKeys: readonly SecretKey
                         skipped: `its kubeconfig may be in the stack secret computePlaneKubeconfigs, which status never decrypts; pass --kubeconfig-for ${plane.clusterName}=<file>`,
                     }
                   : { access: { ...(c.context ? { context: c.context } : {}) } };
-        const releases = computePlaneReleases(settings, plane);
+        const releases = computePlaneReleases(settings, plane, bundle);
         return {
             cluster: `compute plane ${plane.clusterName}`,
             ...access,

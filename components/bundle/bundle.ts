@@ -1,0 +1,78 @@
+import type * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import type { BundleRelease } from "./bundle-releases";
+import { RECEIPT, upgradeReceipt, type ReceiptContent } from "./receipt";
+import { releaseStates, restartWarnings, type ReleaseGoal, type ReleaseState } from "./restart-warning";
+
+export interface BundleArgs {
+    /** The bundle release the stack selects. */
+    readonly release: BundleRelease;
+    /** The control plane's releases as declared (resources) and as asked for (version and values). */
+    readonly controlPlane: {
+        readonly releases: Readonly<Record<string, k8s.helm.v3.Release>>;
+        readonly goals: Readonly<Record<string, ReleaseGoal>>;
+        /** The namespace the receipt goes in (the stack's `nvcf`). */
+        readonly namespace: pulumi.Input<string>;
+    };
+    /** Each GPU cluster's releases, by cluster name then release name. */
+    readonly computePlanes: Readonly<Record<string, Readonly<Record<string, k8s.helm.v3.Release>>>>;
+    /** The control plane's Kubernetes provider (the receipt lives on its cluster). */
+    readonly provider: k8s.Provider;
+    /** Everything the receipt comes after: every release and health gate of every cluster. */
+    readonly after: pulumi.Input<pulumi.Resource>[];
+}
+
+/** The stack output `upgrade`: what the next update compares with. */
+export interface BundleOutputs {
+    readonly bundleRelease: string;
+    readonly receipt: string;
+    /** NATS, OpenBao and Cassandra as deployed: chart version and values digest. */
+    readonly statefulReleases: pulumi.Output<Record<string, ReleaseState>>;
+}
+
+/**
+ * The environment's bundle release: the upgrade receipt, written last, and the warning a plain
+ * `pulumi up` gives when it would restart NATS, OpenBao or Cassandra of an installed environment.
+ * What is installed comes from this stack's own last update (a StackReference to itself).
+ */
+export class Bundle extends pulumi.ComponentResource {
+    readonly receipt: k8s.core.v1.ConfigMap;
+    readonly outputs: BundleOutputs;
+
+    constructor(name: string, args: BundleArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("nvcf:bundle:Bundle", name, {}, opts);
+        const versions = (releases: Readonly<Record<string, k8s.helm.v3.Release>>) =>
+            pulumi.all(Object.fromEntries(Object.entries(releases).map(([n, r]) => [n, r.version])));
+        const content: pulumi.Output<ReceiptContent> = pulumi
+            .all([
+                versions(args.controlPlane.releases),
+                pulumi.all(Object.fromEntries(Object.entries(args.computePlanes).map(([plane, rels]) => [plane, versions(rels)]))),
+            ])
+            .apply(([controlPlane, computePlanes]) => ({ bundleRelease: args.release.release, controlPlane, computePlanes }));
+        this.receipt = upgradeReceipt(
+            `${name}-receipt`,
+            { namespace: args.controlPlane.namespace, content },
+            { parent: this, provider: args.provider, dependsOn: args.after },
+        );
+
+        // As deployed: the releases' recorded outputs (an untargeted release keeps its old ones).
+        const deployed = releaseStates(
+            Object.fromEntries(Object.entries(args.controlPlane.releases).map(([n, r]) => [n, { version: r.version, values: r.values }])),
+        );
+        const stack = pulumi.getStack();
+        const installed = new pulumi.StackReference(
+            `${name}-installed`,
+            { name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${stack}` },
+            { parent: this },
+        );
+        const previous = installed.getOutput("upgrade") as pulumi.Output<{ statefulReleases?: Record<string, ReleaseState> } | undefined>;
+        pulumi.all([previous, releaseStates(args.controlPlane.goals)]).apply(([before, desired]) => {
+            for (const w of restartWarnings(before?.statefulReleases, desired, stack)) {
+                void pulumi.log.warn(w.message, args.controlPlane.releases[w.release]);
+            }
+        });
+
+        this.outputs = { bundleRelease: args.release.release, receipt: `${RECEIPT.namespace}/${RECEIPT.name}`, statefulReleases: deployed };
+        this.registerOutputs(this.outputs);
+    }
+}

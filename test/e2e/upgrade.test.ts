@@ -1,0 +1,644 @@
+/**
+ * The staged upgrade, end to end: the `pulumi` CLI installs bundle release A (the pinned
+ * 0.8.0) in a copy of the repository; a fixture bundle release B (one more file in
+ * components/bundle/releases/, with bumped fixture chart versions, as a user's newer checkout
+ * and chart mirror would have) is then rolled out with `npm run upgrade`, which drives the same
+ * stack through Pulumi's Automation API. The test plays the controllers and the pods (no kubelet):
+ * NATS's monitoring endpoint and OpenBao's members are in-process servers on this machine's
+ * address, which the API server's pod proxy reaches as the pods' IPs.
+ *
+ * Tools: scripts/e2e/build-tools.sh. Run: npm run test:e2e (or NVCF_E2E=1 node --import tsx --test test/e2e/upgrade.test.ts).
+ */
+import * as assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import type { AddressInfo } from "node:net";
+import * as os from "node:os";
+import * as path from "node:path";
+import * as zlib from "node:zlib";
+import { after, before, describe, it } from "node:test";
+import { parse as parseYaml, stringify as toYaml } from "yaml";
+import { FakeControlPlane } from "../support/fake-icms";
+import { findTools, Kube, LocalCluster } from "./cluster";
+import { copyProject, PulumiCli } from "./pulumi-cli";
+
+const REPO = path.resolve(__dirname, "..", "..");
+const STACK = "e2e";
+const GPU = "gpu-e2e";
+const GATEWAY_NS = "envoy-gateway";
+const FIXTURE_VERSION = "0.0.0-e2e";
+const MIN = 60_000;
+/** Bundle release B: the pinned release's versions with these charts bumped (their fixture charts too). */
+const B = "0.8.1-e2e";
+const BUMPS: Record<string, { chart: string; from: string; to: string }> = {
+    "nvca-operator": { chart: "helm-nvca-operator", from: "1.21.3", to: "1.21.4" },
+    "openbao-server": { chart: "helm-nvcf-openbao-server", from: "0.30.25", to: "0.30.26" },
+    nats: { chart: "helm-nvcf-nats", from: "0.7.1", to: "0.7.2" },
+    cassandra: { chart: "helm-nvcf-cassandra", from: "0.20.1", to: "0.20.2" },
+    api: { chart: "helm-nvcf-api", from: "1.25.1", to: "1.25.2" },
+    "state-metrics": { chart: "helm-nvcf-state-metrics", from: "1.0.2", to: "1.0.3" },
+};
+
+const { tools, missing } = findTools();
+const skip =
+    process.env.NVCF_E2E !== "1"
+        ? "end-to-end suite: run it with npm run test:e2e"
+        : process.env.E2E_KUBECONFIG
+          ? "the upgrade suite plays the pods' IPs on a local API server; it does not run against E2E_KUBECONFIG"
+          : tools
+            ? false
+            : `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`;
+
+/** An address of this machine the API server's pod proxy accepts as a pod IP (it refuses loopback). */
+function podAddress(): string {
+    const found = Object.values(os.networkInterfaces())
+        .flat()
+        .find((a) => a && a.family === "IPv4" && !a.internal);
+    if (!found) throw new Error("the upgrade suite needs a non-loopback IPv4 address on this machine (the pod proxy refuses loopback)");
+    return found.address;
+}
+
+/** An in-process HTTP server on the pods' address, answering JSON and keeping the paths it was asked. */
+class PodServer {
+    readonly requests: string[] = [];
+    private server?: http.Server;
+    constructor(private readonly answer: (url: string) => [number, unknown]) {}
+    get port(): number {
+        return (this.server!.address() as AddressInfo).port;
+    }
+    async start(address: string): Promise<void> {
+        this.server = http.createServer((req, res) => {
+            this.requests.push(req.url ?? "");
+            const [status, body] = this.answer(req.url ?? "");
+            res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+        });
+        await new Promise<void>((r) => this.server!.listen(0, address, r));
+    }
+    async stop(): Promise<void> {
+        await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    }
+}
+
+/** The e2e stack: one cluster for the control plane and a GPU plane, charts from the test's mirror directory. */
+function stackConfig(charts: string, icmsUrl: string, openbaoUrl: string) {
+    return {
+        "pulumi:disable-default-providers": ["kubernetes"],
+        "nvcf-self-managed:cluster": { clusterIdentifier: "e2e", skipAwait: true },
+        "nvcf-self-managed:controlPlane": {
+            global: {
+                domain: "nvcf.test",
+                image: { registry: "nvcr.io", repository: "nvidia/nvcf" },
+                helm: { sources: { registry: "nvcr.io", repository: "nvidia/nvcf", path: charts } },
+            },
+            observability: { profile: "control", chartsPath: charts },
+            certManager: { enabled: true, deleteNamespaceOnDestroy: true },
+            ingress: {
+                gatewayApi: {
+                    controllerNamespace: "envoy-gateway-system",
+                    gateways: {
+                        shared: { name: "nvcf-gateway", namespace: GATEWAY_NS },
+                        grpc: { name: "nvcf-gateway", namespace: GATEWAY_NS },
+                    },
+                    install: {
+                        enabled: true,
+                        crdsManifest: path.join(__dirname, "manifests", "gateway-api-crds.yaml"),
+                        envoyGateway: { version: FIXTURE_VERSION },
+                    },
+                },
+            },
+        },
+        "nvcf-self-managed:computePlanes": [
+            {
+                clusterName: GPU,
+                cluster: { sameAsControlPlane: true, skipAwait: true },
+                registration: { icmsURL: icmsUrl, apiKeysURL: icmsUrl, timeoutSeconds: 10, retries: 1 },
+                smbCsiDriver: { source: path.join(charts, "csi-driver-smb") },
+            },
+        ],
+        "nvcf-self-managed:openbaoAccess": { address: openbaoUrl },
+        "nvcf-self-managed:checks": { healthGate: { timeoutSeconds: 60, pollSeconds: 1 } },
+    };
+}
+
+/** A Helm release record: its name, revision, chart version and when it was last deployed. */
+interface Record_ {
+    name: string;
+    revision: number;
+    version: string;
+    lastDeployed: string;
+}
+
+function decode(secret: any): Record_ {
+    const rel = JSON.parse(
+        zlib.gunzipSync(Buffer.from(Buffer.from(secret.data.release, "base64").toString("utf8"), "base64")).toString("utf8"),
+    );
+    return { name: rel.name, revision: rel.version, version: rel.chart.metadata.version, lastDeployed: rel.info.last_deployed };
+}
+
+describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () => {
+    let cluster: LocalCluster;
+    let kube: Kube;
+    let work = "";
+    let project = "";
+    let charts = "";
+    let cli: PulumiCli;
+    let env: NodeJS.ProcessEnv = {};
+    const icms = new FakeControlPlane();
+    const transcript: string[] = [];
+    /** What the test's controllers report: the NATS stream's backlog, whether the gateway accepts the routes. */
+    const world = { natsMessages: 0, routesAccepted: true };
+    const nats = new PodServer((url) =>
+        url.startsWith("/jsz")
+            ? [
+                  200,
+                  {
+                      server_id: "NE2E",
+                      account_details: [
+                          {
+                              name: "APP",
+                              id: "APP",
+                              stream_detail: [
+                                  {
+                                      name: "requests",
+                                      config: { storage: "memory", num_replicas: 1 },
+                                      state: { messages: world.natsMessages },
+                                  },
+                              ],
+                          },
+                      ],
+                  },
+              ]
+            : [404, {}],
+    );
+    // Three OpenBao members, the first active; each answers sys/health (and the seal status the health gate reads).
+    const members = [0, 1, 2].map(
+        (i) =>
+            new PodServer((url) =>
+                url.startsWith("/v1/sys/health")
+                    ? [200, { initialized: true, sealed: false, standby: i !== 0, cluster_id: "e2e-cluster-id", version: "2.6.3" }]
+                    : url.startsWith("/v1/sys/seal-status")
+                      ? [200, { initialized: true, sealed: false, type: "shamir" }]
+                      : [404, { errors: [] }],
+            ),
+    );
+
+    before(async () => {
+        work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-upgrade-"));
+        cluster = new LocalCluster(tools!);
+        await cluster.boot();
+        kube = new Kube(cluster.kubeconfig);
+        await icms.start();
+        const address = podAddress();
+        await nats.start(address);
+        for (const m of members) await m.start(address);
+
+        project = path.join(work, "project");
+        copyProject(REPO, project);
+        // The chart mirror: a copy of the fixture charts, which the test moves to B's versions later.
+        charts = path.join(work, "charts");
+        fs.cpSync(path.join(REPO, "test", "e2e", "charts"), charts, { recursive: true });
+        const bin = path.join(work, "bin");
+        fs.mkdirSync(bin);
+        fs.symlinkSync(
+            path.join(REPO, "node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"),
+            path.join(bin, "pulumi-resource-pulumi-nodejs"),
+        );
+        const kubeconfigFile = path.join(work, "kubeconfig");
+        fs.writeFileSync(kubeconfigFile, cluster.kubeconfig, { mode: 0o600 });
+        fs.mkdirSync(path.join(work, "state"));
+        env = {
+            ...process.env,
+            PATH: [bin, tools!.bin, path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
+            PULUMI_HOME: path.join(work, "pulumi-home"),
+            PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
+            PULUMI_SKIP_UPDATE_CHECK: "true",
+            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+            KUBECONFIG: kubeconfigFile,
+        };
+        cli = new PulumiCli(tools!.pulumi, project, env);
+        await cli.run(["login", `file://${path.join(work, "state")}`]);
+        fs.writeFileSync(
+            path.join(project, `Pulumi.${STACK}.yaml`),
+            toYaml({ config: stackConfig(charts, icms.icmsUrl, `http://${address}:${members[0].port}`) }),
+        );
+        await cli.run(["stack", "init", STACK, "--secrets-provider", "passphrase"]);
+        await cli.run(["config", "set", "--secret", "ngcApiKey", "e2e-ngc-key"]);
+        await cli.run(["config", "set", "--secret", "cassandraPassword", "e2e-cassandra-password-0123456789"]);
+        await cli.run(["config", "set", "--secret", "kubeconfig", cluster.kubeconfig]);
+    });
+
+    after(async () => {
+        if (process.env.E2E_LOG) fs.writeFileSync(process.env.E2E_LOG, [...cli.log, ...transcript].join("\n\n"));
+        await icms.stop().catch(() => undefined);
+        await nats.stop().catch(() => undefined);
+        for (const m of members) await m.stop().catch(() => undefined);
+        await cluster?.stop();
+        if (process.env.E2E_KEEP !== "1") {
+            cluster?.removeDir();
+            fs.rmSync(work, { recursive: true, force: true });
+        } else console.log(`# e2e kept: ${work} ${cluster.dir}`);
+    });
+
+    /**
+     * Creates the object at `collection`/name unless it exists, then sets its status unless `done`
+     * says it already has what the test wants (a Job's status, for one, may be set only once).
+     */
+    async function ensure(
+        collection: string,
+        body: any,
+        status?: Record<string, unknown>,
+        done?: (obj: any) => boolean,
+        subresource = true,
+    ): Promise<void> {
+        const ns = /\/namespaces\/([^/]+)\//.exec(collection)?.[1];
+        if (ns && !(await kube.get(`/api/v1/namespaces/${ns}`))) return;
+        const at = `${collection}/${body.metadata.name}`;
+        let obj = await kube.get<any>(at);
+        if (!obj) {
+            const res = await kube.request("POST", collection, { ...body, ...(status && !subresource ? { status } : {}) });
+            if (res.status !== 201 && res.status !== 409) throw new Error(`POST ${collection}: ${res.status} ${res.text.slice(0, 200)}`);
+            obj = await kube.get<any>(at);
+        }
+        if (!status || done?.(obj)) return;
+        const res = await kube.request("PUT", subresource ? `${at}/status` : at, { ...obj, status: { ...obj.status, ...status } });
+        if (res.status !== 200) throw new Error(`PUT ${at}: ${res.status} ${res.text.slice(0, 200)}`);
+    }
+
+    /**
+     * What the controllers, the kubelet and NVCA would report while `f` runs: the account
+     * bootstrap Job done, the route Accepted (or not, as the test says), OpenBao's StatefulSet
+     * ready with its members' pods, the NATS pod, a healthy NVCFBackend and its agent. Pods get
+     * this machine's address, with the ports the in-process servers listen on.
+     */
+    async function withControllers<T>(f: () => Promise<T>): Promise<T> {
+        let running = true;
+        const errors: string[] = [];
+        const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+        const ip = podAddress();
+        const ready = {
+            phase: "Running",
+            podIP: ip,
+            podIPs: [{ ip }],
+            conditions: [{ type: "Ready", status: "True", lastTransitionTime: now }],
+        };
+        const hasIp = (p: any) => !!p.status?.podIP;
+        const pod = (name: string, container: string, port?: { name: string; port: number }) => ({
+            metadata: { name, labels: { app: container } },
+            spec: {
+                containers: [
+                    { name: container, image: container, ...(port ? { ports: [{ name: port.name, containerPort: port.port }] } : {}) },
+                ],
+            },
+        });
+        const bootstrap = {
+            metadata: { name: "nvcf-api-account-bootstrap" },
+            spec: {
+                suspend: true,
+                template: { spec: { restartPolicy: "OnFailure", containers: [{ name: "bootstrap", image: "bootstrap" }] } },
+            },
+        };
+        const bootstrapDone = {
+            succeeded: 1,
+            startTime: now,
+            completionTime: now,
+            conditions: ["SuccessCriteriaMet", "Complete"].map((type) => ({ type, status: "True", lastTransitionTime: now })),
+        };
+        const route = {
+            apiVersion: "gateway.networking.k8s.io/v1",
+            kind: "HTTPRoute",
+            metadata: { name: "api" },
+            spec: { parentRefs: [{ name: "nvcf-gateway" }] },
+        };
+        const routeStatus = (accepted: boolean) => ({
+            parents: [
+                {
+                    parentRef: { name: "nvcf-gateway" },
+                    controllerName: "gateway.envoyproxy.io/gatewayclass-controller",
+                    conditions: [
+                        {
+                            type: "Accepted",
+                            status: accepted ? "True" : "False",
+                            reason: accepted ? "Accepted" : "NotAllowedByListeners",
+                            lastTransitionTime: now,
+                            message: "",
+                        },
+                    ],
+                },
+            ],
+        });
+        const openbaoSts = {
+            metadata: { name: "openbao-server" },
+            spec: {
+                replicas: 3,
+                serviceName: "openbao-server",
+                selector: { matchLabels: { app: "openbao" } },
+                updateStrategy: { type: "OnDelete" },
+                template: { metadata: { labels: { app: "openbao" } }, spec: { containers: [{ name: "openbao", image: "openbao" }] } },
+            },
+        };
+        const stsReady = {
+            replicas: 3,
+            readyReplicas: 3,
+            availableReplicas: 3,
+            currentReplicas: 3,
+            updatedReplicas: 3,
+            observedGeneration: 1,
+        };
+        const backend = { apiVersion: "nvcf.nvidia.io/v1", kind: "NVCFBackend", metadata: { name: GPU } };
+        const steps: [string, () => Promise<void>][] = [
+            ["bootstrap", () => ensure("/apis/batch/v1/namespaces/nvcf/jobs", bootstrap, bootstrapDone, (j) => j.status?.succeeded === 1)],
+            [
+                "route",
+                async () => {
+                    if (!(await kube.get("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/httproutes.gateway.networking.k8s.io")))
+                        return;
+                    const want = world.routesAccepted ? "True" : "False";
+                    await ensure(
+                        `/apis/gateway.networking.k8s.io/v1/namespaces/${GATEWAY_NS}/httproutes`,
+                        route,
+                        routeStatus(world.routesAccepted),
+                        (r) => r.status?.parents?.[0]?.conditions?.[0]?.status === want,
+                    );
+                },
+            ],
+            [
+                "openbao",
+                () =>
+                    ensure(
+                        "/apis/apps/v1/namespaces/vault-system/statefulsets",
+                        openbaoSts,
+                        stsReady,
+                        (x) => x.status?.readyReplicas === 3,
+                    ),
+            ],
+            ...members.map((m, i): [string, () => Promise<void>] => [
+                `member ${i}`,
+                () =>
+                    ensure(
+                        "/api/v1/namespaces/vault-system/pods",
+                        pod(`openbao-server-${i}`, "openbao", { name: "http", port: m.port }),
+                        ready,
+                        hasIp,
+                    ),
+            ]),
+            [
+                "nats",
+                () =>
+                    ensure(
+                        "/api/v1/namespaces/nats-system/pods",
+                        pod("nats-0", "nats", { name: "monitor", port: nats.port }),
+                        ready,
+                        hasIp,
+                    ),
+            ],
+            [
+                "backend",
+                async () => {
+                    if (!(await kube.get("/api/v1/namespaces/nvca-operator"))) return;
+                    await ensure(
+                        "/apis/nvcf.nvidia.io/v1/namespaces/nvca-operator/nvcfbackends",
+                        backend,
+                        { agentStatus: "healthy" },
+                        (b) => b.status?.agentStatus === "healthy",
+                        false,
+                    );
+                },
+            ],
+            ["agent", () => ensure("/api/v1/namespaces/nvca-system/pods", pod("nvca-0", "nvca"), ready, hasIp)],
+            [
+                "modelcache",
+                async () => {
+                    if (
+                        (await kube.get("/api/v1/namespaces/nvca-system")) &&
+                        !(await kube.get("/api/v1/namespaces/nvca-modelcache-init"))
+                    ) {
+                        await kube.request("POST", "/api/v1/namespaces", { metadata: { name: "nvca-modelcache-init" } });
+                    }
+                },
+            ],
+        ];
+        const loop = (async () => {
+            while (running) {
+                for (const [what, step] of steps) await step().catch((e) => errors.push(`${what}: ${e}`));
+                await new Promise((r) => setTimeout(r, 300));
+            }
+        })();
+        try {
+            return await f();
+        } finally {
+            running = false;
+            await loop;
+            assert.deepEqual([...new Set(errors)], [], "the test's controllers did their part");
+        }
+    }
+
+    /** `npm run upgrade -- <args>` in the user's checkout; `killWhen` kills its whole process group once the output matches. */
+    function upgrade(args: string[], killWhen?: RegExp): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
+        return new Promise((resolve) => {
+            const child = spawn("npm", ["run", "--silent", "upgrade", "--", "--stack", STACK, ...args], {
+                cwd: project,
+                env,
+                detached: true,
+                stdio: ["ignore", "pipe", "pipe"],
+            });
+            let out = "";
+            const take = (c: Buffer) => {
+                out += c.toString("utf8");
+                if (killWhen && killWhen.test(out)) {
+                    killWhen = undefined;
+                    process.kill(-child.pid!, "SIGKILL");
+                }
+            };
+            child.stdout.on("data", take);
+            child.stderr.on("data", take);
+            child.on("close", (code, signal) => {
+                transcript.push(`$ npm run upgrade -- --stack ${STACK} ${args.join(" ")}\n${out}(exit ${code ?? signal})`);
+                resolve({ code, signal, out });
+            });
+        });
+    }
+
+    async function records(): Promise<Map<string, Record_>> {
+        const list = await kube.get<any>("/api/v1/secrets?labelSelector=owner%3Dhelm");
+        const newest = new Map<string, Record_>();
+        for (const s of list?.items ?? []) {
+            const r = decode(s);
+            if ((newest.get(r.name)?.revision ?? 0) < r.revision) newest.set(r.name, r);
+        }
+        return newest;
+    }
+
+    const receipt = async () => (await kube.get<any>("/api/v1/namespaces/nvcf/configmaps/nvcf-upgrade-receipt"))?.data;
+    const progress = async () =>
+        JSON.parse((await kube.get<any>("/api/v1/namespaces/nvcf/configmaps/nvcf-upgrade-progress"))?.data.progress ?? "null");
+
+    it("installs bundle release A with pulumi up, and writes its receipt", { timeout: 15 * MIN }, async () => {
+        const crd = (group: string, plural: string, kind: string, scope = "Namespaced") => ({
+            apiVersion: "apiextensions.k8s.io/v1",
+            kind: "CustomResourceDefinition",
+            metadata: { name: `${plural}.${group}` },
+            spec: {
+                group,
+                scope,
+                names: { plural, kind },
+                versions: [
+                    {
+                        name: "v1",
+                        served: true,
+                        storage: true,
+                        schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+                    },
+                ],
+            },
+        });
+        for (const body of [
+            crd("nvidia.com", "clusterpolicies", "ClusterPolicy", "Cluster"),
+            crd("nvcf.nvidia.io", "nvcfbackends", "NVCFBackend"),
+            crd("nvca.nvcf.nvidia.io", "miniservices", "MiniService"),
+            crd("nvca.nvcf.nvidia.io", "storagerequests", "StorageRequest"),
+        ]) {
+            await kube.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body);
+        }
+        await kube.request("POST", "/apis/storage.k8s.io/v1/storageclasses", {
+            metadata: { name: "standard", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
+            provisioner: "example.com/none",
+        });
+        await new Promise((r) => setTimeout(r, 2000));
+        await withControllers(() => cli.run(["up", "--yes", "--skip-preview"]));
+        const data = await receipt();
+        assert.equal(data.bundleRelease, "0.8.0");
+        assert.equal(JSON.parse(data.controlPlane).nats, "0.7.1");
+        assert.equal(JSON.parse(data.computePlanes)[GPU]["nvca-operator"], "1.21.3");
+        const preview = await cli.run(["preview", "--expect-no-changes"]);
+        assert.doesNotMatch(preview.stdout + preview.stderr, /this update changes/, "no warning when nothing changes");
+    });
+
+    it(
+        "with bundle release B in the checkout and its charts mirrored, a plain preview warns that it would restart NATS, OpenBao and Cassandra",
+        { timeout: 5 * MIN },
+        async () => {
+            const pinned = JSON.parse(fs.readFileSync(path.join(project, "components/bundle/releases/0.8.0.json"), "utf8"));
+            pinned.release = B;
+            pinned.source = "the end-to-end suite's fixture release B";
+            for (const [name, bump] of Object.entries(BUMPS)) {
+                const where = name === "nvca-operator" ? pinned.computePlane.charts : pinned.controlPlane.charts;
+                assert.equal(where[name], bump.from);
+                where[name] = bump.to;
+                const chartFile = path.join(charts, bump.chart, "Chart.yaml");
+                fs.writeFileSync(chartFile, fs.readFileSync(chartFile, "utf8").replace(`version: ${bump.from}`, `version: ${bump.to}`));
+            }
+            fs.writeFileSync(path.join(project, `components/bundle/releases/${B}.json`), JSON.stringify(pinned, null, 4));
+            const res = await cli.run(["preview"]);
+            const out = res.stdout + res.stderr;
+            for (const [release, bump] of [
+                ["nats", BUMPS.nats],
+                ["openbao-server", BUMPS["openbao-server"]],
+                ["cassandra", BUMPS.cassandra],
+            ] as const) {
+                assert.match(
+                    out,
+                    new RegExp(`this update changes ${release} \\(chart ${bump.from} -> ${bump.to}\\) on an installed environment`),
+                );
+            }
+            assert.match(out, /Apply it with npm run upgrade -- --stack e2e/);
+        },
+    );
+
+    it("--plan prints every stage with its targeted preview and checks, and changes nothing", { timeout: 10 * MIN }, async () => {
+        const before = await records();
+        const { code, out } = await upgrade(["--plan"]);
+        assert.equal(code, 0, out);
+        assert.match(out, /Plan of the upgrade from bundle release 0\.8\.0 to 0\.8\.1-e2e/);
+        assert.match(out, /== stage 2\/9: compute planes[^\n]*\n[\s\S]*?update release nvca-operator 1\.21\.3 -> 1\.21\.4/);
+        assert.match(out, /== stage 4\/9: OpenBao[\s\S]*?update release openbao-server 0\.30\.25 -> 0\.30\.26/);
+        assert.match(out, /== stage 6\/9: core services \(02\)[\s\S]*?update release api 1\.25\.1 -> 1\.25\.2/);
+        assert.deepEqual(await records(), before, "no release changed");
+        assert.equal(await kube.get("/api/v1/namespaces/nvcf/configmaps/nvcf-upgrade-progress"), undefined);
+    });
+
+    it("stops at the drain gate while a NATS memory stream holds messages, after the compute planes", { timeout: 15 * MIN }, async () => {
+        world.natsMessages = 2;
+        const { code, out } = await withControllers(() => upgrade(["--timeout", "3"]));
+        assert.equal(code, 1, out);
+        assert.match(out, /FAILED: stage 3\/9, drain gate/);
+        assert.match(out, /nats-drained: not drained: APP\/requests on nats-0: 2 messages/);
+        assert.match(out, /run npm run upgrade -- --stack e2e: it resumes at stage 3\/9/);
+        const helm = await records();
+        assert.equal(helm.get("nvca-operator")!.version, "1.21.4", "the compute plane went first");
+        assert.equal(helm.get("nats")!.version, "0.7.1", "NATS untouched");
+        assert.ok(
+            nats.requests.some((u) => u === "/jsz?accounts=true&streams=true&config=true&offset=0&limit=1024"),
+            nats.requests.join(", "),
+        );
+    });
+
+    it(
+        "resumes after the drain; killed while it waits on the core services, a rerun resumes there and finishes",
+        { timeout: 20 * MIN },
+        async () => {
+            world.natsMessages = 0;
+            world.routesAccepted = false;
+            const killed = await withControllers(() => upgrade(["--timeout", "300"], /== stage 6\/9: core services[\s\S]*waiting \(/));
+            assert.equal(killed.signal ?? killed.code, "SIGKILL", killed.out);
+            assert.match(killed.out, /== stage 2\/9: compute planes: passed at [^;]+; not repeated\./);
+            const record = await progress();
+            assert.equal(record.stages["compute-planes"].state, "passed");
+            assert.equal(record.stages.core.state, "running");
+            assert.ok(
+                members[1].requests.some((u) => u.startsWith("/v1/sys/health")),
+                "OpenBao's members were checked",
+            );
+
+            world.routesAccepted = true;
+            const { code, out } = await withControllers(() => upgrade([]));
+            assert.equal(code, 0, out);
+            for (const [n, title] of [
+                [2, "compute planes"],
+                [3, "drain gate"],
+                [4, "OpenBao"],
+                [5, "dependencies \\(01\\)"],
+            ] as const) {
+                assert.match(out, new RegExp(`== stage ${n}/9: ${title}: passed at [^;]+; not repeated\\.`));
+            }
+            assert.match(out, /== stage 6\/9: core services \(02\)[^\n]*\n[^\n]*\n {3}\(interrupted at/);
+            assert.match(out, /ok {3}control plane: routes: 1 HTTPRoute is Accepted/);
+            assert.match(out, /the preview shows no change/);
+
+            // Each bumped release went to B once, in the runbook's order: compute plane, OpenBao, dependencies, core, observability.
+            const helm = await records();
+            for (const [name, bump] of Object.entries(BUMPS)) {
+                assert.equal(helm.get(name)!.version, bump.to, name);
+                assert.equal(helm.get(name)!.revision, 2, `${name} upgraded once`);
+            }
+            const at = (name: string) => Date.parse(helm.get(name)!.lastDeployed);
+            assert.ok(at("nvca-operator") < at("openbao-server"), "compute plane before OpenBao");
+            assert.ok(at("openbao-server") < Math.min(at("nats"), at("cassandra")), "OpenBao before the other dependencies");
+            assert.ok(Math.max(at("nats"), at("cassandra")) < at("api"), "dependencies before the core services");
+            assert.ok(at("api") < at("state-metrics"), "core services before observability");
+            assert.equal(helm.get("sis")!.revision, 1, "an unchanged release is not upgraded");
+
+            const data = await receipt();
+            assert.equal(data.bundleRelease, B);
+            assert.equal(JSON.parse(data.controlPlane).api, "1.25.2");
+            assert.equal(JSON.parse(data.computePlanes)[GPU]["nvca-operator"], "1.21.4");
+            assert.ok((await progress()).completedAt);
+            await cli.run(["preview", "--expect-no-changes"]);
+            const again = await upgrade([]);
+            assert.equal(again.code, 0, again.out);
+            assert.match(again.out, /Nothing to upgrade: the environment runs bundle release 0\.8\.1-e2e/);
+        },
+    );
+
+    it("refuses to go back to A, with the runbook's rollback boundary", { timeout: 5 * MIN }, async () => {
+        const file = path.join(project, `Pulumi.${STACK}.yaml`);
+        const doc = parseYaml(fs.readFileSync(file, "utf8"));
+        doc.config["nvcf-self-managed:bundle"] = { release: "0.8.0" };
+        fs.writeFileSync(file, toYaml(doc));
+        const { code, out } = await upgrade([]);
+        assert.equal(code, 2, out);
+        assert.match(out, /refused: the stack selects bundle release 0\.8\.0, older than the installed 0\.8\.1-e2e/);
+        assert.match(out, /never apply an old bundle unchanged/);
+        assert.equal((await receipt()).bundleRelease, B);
+    });
+});
