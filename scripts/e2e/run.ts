@@ -25,11 +25,16 @@ function main(argv: readonly string[]): number {
         return 1;
     }
     const root = path.resolve(__dirname, "..", "..");
-    const res = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", "test/e2e/*.test.ts"], {
-        cwd: root,
-        stdio: "inherit",
-        env: { ...process.env, NVCF_E2E: "1" },
-    });
+    // One file at a time: the OpenBao suites both serve their fake members on this machine's port 8200.
+    const res = spawnSync(
+        process.execPath,
+        ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", "test/e2e/*.test.ts"],
+        {
+            cwd: root,
+            stdio: "inherit",
+            env: { ...process.env, NVCF_E2E: "1" },
+        },
+    );
     if (res.error) throw res.error;
     return res.status ?? 1;
 }

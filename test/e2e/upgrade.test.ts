@@ -3,9 +3,10 @@
  * 0.8.0) in a copy of the repository; a fixture bundle release B (one more file in
  * components/bundle/releases/, with bumped fixture chart versions, as a user's newer checkout
  * and chart mirror would have) is then rolled out with `npm run upgrade`, which drives the same
- * stack through Pulumi's Automation API. The test plays the controllers and the pods (no kubelet):
- * NATS's monitoring endpoint and OpenBao's members are in-process servers on this machine's
- * address, which the API server's pod proxy reaches as the pods' IPs.
+ * stack through Pulumi's Automation API. The real StatefulSet controller (kube-controller-manager)
+ * runs OpenBao's members; the test plays the other controllers and the kubelet: NATS's monitoring
+ * endpoint and OpenBao's members (test/support/fake-openbao-members.ts) are in-process servers on
+ * this machine's address, which the API server's pod proxy reaches as the pods' IPs.
  *
  * Tools: scripts/e2e/build-tools.sh. Run: npm run test:e2e (or NVCF_E2E=1 node --import tsx --test test/e2e/upgrade.test.ts).
  */
@@ -20,7 +21,8 @@ import * as zlib from "node:zlib";
 import { after, before, describe, it } from "node:test";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { FakeControlPlane } from "../support/fake-icms";
-import { findTools, Kube, LocalCluster } from "./cluster";
+import { FakeOpenBaoMembers, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
+import { findControllerManager, findTools, Kube, LocalCluster } from "./cluster";
 import { copyProject, PulumiCli } from "./pulumi-cli";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -40,15 +42,21 @@ const BUMPS: Record<string, { chart: string; from: string; to: string }> = {
     "state-metrics": { chart: "helm-nvcf-state-metrics", from: "1.0.2", to: "1.0.3" },
 };
 
+const OPENBAO_NS = "vault-system";
+const MEMBERS = ["openbao-server-0", "openbao-server-1", "openbao-server-2"];
+
 const { tools, missing } = findTools();
+const controllerManager = tools ? findControllerManager(tools) : undefined;
 const skip =
     process.env.NVCF_E2E !== "1"
         ? "end-to-end suite: run it with npm run test:e2e"
         : process.env.E2E_KUBECONFIG
           ? "the upgrade suite plays the pods' IPs on a local API server; it does not run against E2E_KUBECONFIG"
-          : tools
-            ? false
-            : `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`;
+          : !tools
+            ? `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`
+            : !controllerManager
+              ? "kube-controller-manager not built; run scripts/e2e/build-tools.sh kube-controller-manager"
+              : false;
 
 /** An address of this machine the API server's pod proxy accepts as a pod IP (it refuses loopback). */
 function podAddress(): string {
@@ -81,7 +89,7 @@ class PodServer {
 }
 
 /** The e2e stack: one cluster for the control plane and a GPU plane, charts from the test's mirror directory. */
-function stackConfig(charts: string, icmsUrl: string, openbaoUrl: string) {
+function stackConfig(charts: string, icmsUrl: string) {
     return {
         "pulumi:disable-default-providers": ["kubernetes"],
         "nvcf-self-managed:cluster": { clusterIdentifier: "e2e", skipAwait: true },
@@ -116,7 +124,9 @@ function stackConfig(charts: string, icmsUrl: string, openbaoUrl: string) {
                 smbCsiDriver: { source: path.join(charts, "csi-driver-smb") },
             },
         ],
-        "nvcf-self-managed:openbaoAccess": { address: openbaoUrl },
+        // The fixture chart's OnDelete StatefulSet of three members, and the root-token Secret its hook would write.
+        "nvcf-self-managed:releases": { "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: "root-token" } } },
+        "nvcf-self-managed:openbaoRollout": { memberTimeoutSeconds: 60, pollSeconds: 1 },
         "nvcf-self-managed:checks": { healthGate: { timeoutSeconds: 60, pollSeconds: 1 } },
     };
 }
@@ -171,27 +181,22 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
               ]
             : [404, {}],
     );
-    // Three OpenBao members, the first active; each answers sys/health (and the seal status the health gate reads).
-    const members = [0, 1, 2].map(
-        (i) =>
-            new PodServer((url) =>
-                url.startsWith("/v1/sys/health")
-                    ? [200, { initialized: true, sealed: false, standby: i !== 0, cluster_id: "e2e-cluster-id", version: "2.6.3" }]
-                    : url.startsWith("/v1/sys/seal-status")
-                      ? [200, { initialized: true, sealed: false, type: "shamir" }]
-                      : [404, { errors: [] }],
-            ),
-    );
+    // Three OpenBao members led by openbao-server-0, on port 8200 behind the pod proxy.
+    const bao = new FakeOpenBaoMembers(MEMBERS);
+    let baoServer: http.Server | undefined;
+    /** Each member's pod UID as the test's kubelet last saw it. */
+    const seen = new Map<string, string>();
 
     before(async () => {
         work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-upgrade-"));
         cluster = new LocalCluster(tools!);
         await cluster.boot();
+        cluster.startControllerManager(controllerManager!, ["statefulset-controller"]);
         kube = new Kube(cluster.kubeconfig);
         await icms.start();
         const address = podAddress();
         await nats.start(address);
-        for (const m of members) await m.start(address);
+        baoServer = await listenBehindPodProxy(bao, address, 8200);
 
         project = path.join(work, "project");
         copyProject(REPO, project);
@@ -218,10 +223,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         };
         cli = new PulumiCli(tools!.pulumi, project, env);
         await cli.run(["login", `file://${path.join(work, "state")}`]);
-        fs.writeFileSync(
-            path.join(project, `Pulumi.${STACK}.yaml`),
-            toYaml({ config: stackConfig(charts, icms.icmsUrl, `http://${address}:${members[0].port}`) }),
-        );
+        fs.writeFileSync(path.join(project, `Pulumi.${STACK}.yaml`), toYaml({ config: stackConfig(charts, icms.icmsUrl) }));
         await cli.run(["stack", "init", STACK, "--secrets-provider", "passphrase"]);
         await cli.run(["config", "set", "--secret", "ngcApiKey", "e2e-ngc-key"]);
         await cli.run(["config", "set", "--secret", "cassandraPassword", "e2e-cassandra-password-0123456789"]);
@@ -232,7 +234,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         if (process.env.E2E_LOG) fs.writeFileSync(process.env.E2E_LOG, [...cli.log, ...transcript].join("\n\n"));
         await icms.stop().catch(() => undefined);
         await nats.stop().catch(() => undefined);
-        for (const m of members) await m.stop().catch(() => undefined);
+        await new Promise((r) => (baoServer ? baoServer.close(r) : r(undefined)));
         await cluster?.stop();
         if (process.env.E2E_KEEP !== "1") {
             cluster?.removeDir();
@@ -267,9 +269,10 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
 
     /**
      * What the controllers, the kubelet and NVCA would report while `f` runs: the account
-     * bootstrap Job done, the route Accepted (or not, as the test says), OpenBao's StatefulSet
-     * ready with its members' pods, the NATS pod, a healthy NVCFBackend and its agent. Pods get
-     * this machine's address, with the ports the in-process servers listen on.
+     * bootstrap Job done, the route Accepted (or not, as the test says), OpenBao's member pods
+     * Running and Ready (a replaced one is a fresh, sealed OpenBao process), the NATS pod, a
+     * healthy NVCFBackend and its agent. Pods get this machine's address, with the ports the
+     * in-process servers listen on.
      */
     async function withControllers<T>(f: () => Promise<T>): Promise<T> {
         let running = true;
@@ -327,23 +330,26 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                 },
             ],
         });
-        const openbaoSts = {
-            metadata: { name: "openbao-server" },
-            spec: {
-                replicas: 3,
-                serviceName: "openbao-server",
-                selector: { matchLabels: { app: "openbao" } },
-                updateStrategy: { type: "OnDelete" },
-                template: { metadata: { labels: { app: "openbao" } }, spec: { containers: [{ name: "openbao", image: "openbao" }] } },
-            },
-        };
-        const stsReady = {
-            replicas: 3,
-            readyReplicas: 3,
-            availableReplicas: 3,
-            currentReplicas: 3,
-            updatedReplicas: 3,
-            observedGeneration: 1,
+        /** The kubelet for the StatefulSet controller's member pods. */
+        const members = async () => {
+            const list = await kube.get<any>(`/api/v1/namespaces/${OPENBAO_NS}/pods`);
+            for (const p of list?.items ?? []) {
+                const name: string = p.metadata.name;
+                if (!MEMBERS.includes(name) || p.metadata.deletionTimestamp) continue;
+                const before = seen.get(name);
+                if (before !== p.metadata.uid) {
+                    if (before !== undefined) bao.restart(name);
+                    seen.set(name, p.metadata.uid);
+                }
+                if (hasIp(p)) continue;
+                const res = await kube.request(
+                    "PATCH",
+                    `/api/v1/namespaces/${OPENBAO_NS}/pods/${name}/status`,
+                    { status: { ...ready, startTime: now } },
+                    "application/merge-patch+json",
+                );
+                if (res.status !== 200) throw new Error(`${name}: ${res.status} ${res.text.slice(0, 200)}`);
+            }
         };
         const backend = { apiVersion: "nvcf.nvidia.io/v1", kind: "NVCFBackend", metadata: { name: GPU } };
         const steps: [string, () => Promise<void>][] = [
@@ -362,26 +368,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                     );
                 },
             ],
-            [
-                "openbao",
-                () =>
-                    ensure(
-                        "/apis/apps/v1/namespaces/vault-system/statefulsets",
-                        openbaoSts,
-                        stsReady,
-                        (x) => x.status?.readyReplicas === 3,
-                    ),
-            ],
-            ...members.map((m, i): [string, () => Promise<void>] => [
-                `member ${i}`,
-                () =>
-                    ensure(
-                        "/api/v1/namespaces/vault-system/pods",
-                        pod(`openbao-server-${i}`, "openbao", { name: "http", port: m.port }),
-                        ready,
-                        hasIp,
-                    ),
-            ]),
+            ["openbao members", members],
             [
                 "nats",
                 () =>
@@ -586,9 +573,16 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
             assert.equal(record.stages["compute-planes"].state, "passed");
             assert.equal(record.stages.core.state, "running");
             assert.ok(
-                members[1].requests.some((u) => u.startsWith("/v1/sys/health")),
+                bao.requests.some((r) => r.pod === "openbao-server-1" && r.path === "sys/health"),
                 "OpenBao's members were checked",
             );
+            // Stage 4 rolled the members to B's template in the runbook's order: standbys, then the leader after a step-down.
+            assert.deepEqual(bao.events, RUNBOOK_EVENTS);
+            const sts = await kube.get<any>(`/apis/apps/v1/namespaces/${OPENBAO_NS}/statefulsets/openbao-server`);
+            for (const m of MEMBERS) {
+                const p = await kube.get<any>(`/api/v1/namespaces/${OPENBAO_NS}/pods/${m}`);
+                assert.equal(p.metadata.labels["controller-revision-hash"], sts.status.updateRevision, `${m} on the new template`);
+            }
 
             world.routesAccepted = true;
             const { code, out } = await withControllers(() => upgrade([]));
