@@ -2,7 +2,8 @@ import * as http from "node:http";
 
 /**
  * OpenBao's members as its HTTP API documents them, for exactly the endpoints the rollout and the
- * JWT checks call: `sys/health` (its query codes, no cluster ID while sealed), `sys/leader`
+ * JWT checks and the health gate call: `sys/health` (its query codes, no cluster ID while sealed),
+ * `sys/seal-status` (no token, answered sealed or not), `sys/leader`
  * (503 while sealed), `sys/step-down` (a token with sudo; 204; another member takes over),
  * `sys/storage/raft/configuration`, `sys/mounts` and the plugin catalog (token: 403
  * `permission denied` without it). A restarted member comes back sealed; its auto-unseal sidecar
@@ -120,6 +121,25 @@ export class FakeOpenBaoMembers {
         const m = this.members.get(pod);
         if (!m) return { status: 404, body: { errors: [] } };
         if (method === "GET" && path === "sys/health") return this.health(pod, m, new URLSearchParams(query));
+        if (method === "GET" && path === "sys/seal-status") {
+            return {
+                status: 200,
+                body: {
+                    type: "shamir",
+                    initialized: true,
+                    sealed: m.sealed,
+                    t: 1,
+                    n: 1,
+                    progress: 0,
+                    nonce: "",
+                    version: "2.6.3",
+                    migration: false,
+                    recovery_seal: false,
+                    storage_type: "raft",
+                    ...(m.sealed ? {} : { cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId }),
+                },
+            };
+        }
         if (m.sealed) return { status: 503, body: { errors: ["Vault is sealed"] } };
         if (method === "GET" && path === "sys/leader") {
             return {
