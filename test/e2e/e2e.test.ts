@@ -23,20 +23,14 @@ import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBao } from "../support/fake-openbao";
 import { finalizingNamespaces, findTools, Kube, LocalCluster } from "./cluster";
 import { PulumiCli, userCheckout, type TimedEvent } from "./pulumi-cli";
+import { CHARTS, CONTROLLER_NS, e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 
 const REPO = path.resolve(__dirname, "..", "..");
-const CHARTS = path.join(__dirname, "charts");
 const STACK = "e2e";
 const NGC_KEY = "e2e-ngc-key";
 const CASSANDRA_PASSWORD = "e2e-cassandra-password-0123456789";
-const GPU = "gpu-e2e";
-const CONTROLLER_NS = "envoy-gateway-system";
-/** The Gateway's namespace, which the stack owns (and labels) when it installs the Gateway prerequisites. */
-const GATEWAY_NS = "envoy-gateway";
 /** A stand-in for Gateway API v1.2.0's experimental-install.yaml (three CRDs). */
 const GATEWAY_CRDS = path.join(__dirname, "manifests", "gateway-api-crds.yaml");
-/** The version of the Envoy Gateway and Kyverno fixture charts, pinned by the e2e stack. */
-const FIXTURE_VERSION = "0.0.0-e2e";
 const PULL_SECRET = "nvcr-pull-secret";
 /** Every namespace the stack owns with this config (control plane + one compute plane with every add-on), each with the pull secret. */
 const STACK_NAMESPACES = [
@@ -85,44 +79,25 @@ const skip =
  * stack, and Kyverno injects the pull secret. The secrets are set with `pulumi config set --secret`.
  */
 function stackConfig(icmsUrl: string, openbaoUrl: string) {
-    return {
-        "pulumi:disable-default-providers": ["kubernetes"],
-        "nvcf-self-managed:cluster": { clusterIdentifier: "e2e", skipAwait: true },
-        "nvcf-self-managed:controlPlane": {
-            global: {
-                domain: "nvcf.test",
-                image: { registry: "nvcr.io", repository: "nvidia/nvcf" },
-                helm: { sources: { registry: "nvcr.io", repository: "nvidia/nvcf", path: CHARTS } },
-            },
+    return e2eStackConfig({
+        cluster: { clusterIdentifier: "e2e", skipAwait: true },
+        controlPlane: {
             observability: { profile: "control", chartsPath: CHARTS },
             nats: { workerAuth: "nkey" },
             adminIssuerProxy: { enabled: true },
             certManager: { enabled: true, deleteNamespaceOnDestroy: true },
             ingress: {
-                gatewayApi: {
-                    controllerNamespace: CONTROLLER_NS,
-                    gateways: {
-                        shared: { name: "nvcf-gateway", namespace: GATEWAY_NS },
-                        grpc: { name: "nvcf-gateway", namespace: GATEWAY_NS },
-                    },
-                    install: { enabled: true, crdsManifest: GATEWAY_CRDS, envoyGateway: { version: FIXTURE_VERSION } },
-                },
+                gatewayApi: { install: { enabled: true, crdsManifest: GATEWAY_CRDS, envoyGateway: { version: FIXTURE_VERSION } } },
             },
         },
-        "nvcf-self-managed:computePlanes": [
-            {
-                clusterName: GPU,
-                cluster: { sameAsControlPlane: true, skipAwait: true },
-                registration: { icmsURL: icmsUrl, apiKeysURL: icmsUrl, timeoutSeconds: 10, retries: 1 },
-                smbCsiDriver: { source: path.join(CHARTS, "csi-driver-smb") },
-                addons: ADDON_SWITCHES,
-            },
-        ],
-        "nvcf-self-managed:registry": { pullSecret: { mode: "kyverno" }, kyverno: { install: true, version: FIXTURE_VERSION } },
-        "nvcf-self-managed:openbaoAccess": { address: openbaoUrl },
-        // Short, so the failing-gate case below ends quickly; the checks themselves are all on.
-        "nvcf-self-managed:checks": { healthGate: { timeoutSeconds: 20, pollSeconds: 1 } },
-    };
+        other: {
+            computePlanes: [gpuPlane(icmsUrl, CHARTS, { addons: ADDON_SWITCHES })],
+            registry: { pullSecret: { mode: "kyverno" }, kyverno: { install: true, version: FIXTURE_VERSION } },
+            openbaoAccess: { address: openbaoUrl },
+            // Short, so the failing-gate case below ends quickly; the checks themselves are all on.
+            checks: { healthGate: { timeoutSeconds: 20, pollSeconds: 1 } },
+        },
+    });
 }
 
 interface ReleaseRecord {

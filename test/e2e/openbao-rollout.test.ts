@@ -17,9 +17,9 @@ import { after, before, describe, it } from "node:test";
 import { FakeOpenBaoMembers, jwtMount, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
 import { findControllerManager, findTools, Kube, LocalCluster } from "./cluster";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
+import { e2eStackConfig } from "./stack-config";
 
 const REPO = path.resolve(__dirname, "..", "..");
-const CHARTS = path.join(__dirname, "charts");
 const STACK = "rollout";
 const NS = "vault-system";
 const MEMBERS = ["openbao-server-0", "openbao-server-1", "openbao-server-2"];
@@ -48,31 +48,15 @@ const skip =
 
 /** A small control plane: the releases the bundle always installs, OpenBao's StatefulSet on, no checks (the rollout checks). */
 function stackConfig() {
-    return {
-        "pulumi:disable-default-providers": ["kubernetes"],
-        "nvcf-self-managed:cluster": { clusterIdentifier: "e2e-rollout", skipAwait: true },
-        "nvcf-self-managed:controlPlane": {
-            global: {
-                domain: "nvcf.test",
-                image: { registry: "nvcr.io", repository: "nvidia/nvcf" },
-                helm: { sources: { registry: "nvcr.io", repository: "nvidia/nvcf", path: CHARTS } },
-            },
-            observability: { profile: "disabled" },
-            certManager: { enabled: false },
-            ingress: {
-                gatewayApi: {
-                    controllerNamespace: "envoy-gateway-system",
-                    gateways: {
-                        shared: { name: "nvcf-gateway", namespace: "envoy-gateway" },
-                        grpc: { name: "nvcf-gateway", namespace: "envoy-gateway" },
-                    },
-                },
-            },
+    return e2eStackConfig({
+        cluster: { clusterIdentifier: "e2e-rollout", skipAwait: true },
+        controlPlane: { observability: { profile: "disabled" }, certManager: { enabled: false } },
+        other: {
+            releases: { "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: "root-token" } } },
+            checks: { preflight: { enabled: false }, healthGate: { enabled: false } },
+            openbaoRollout: { memberTimeoutSeconds: 10, pollSeconds: 1 },
         },
-        "nvcf-self-managed:releases": { "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: "root-token" } } },
-        "nvcf-self-managed:checks": { preflight: { enabled: false }, healthGate: { enabled: false } },
-        "nvcf-self-managed:openbaoRollout": { memberTimeoutSeconds: 10, pollSeconds: 1 },
-    };
+    });
 }
 
 describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip }, () => {

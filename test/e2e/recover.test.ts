@@ -25,13 +25,10 @@ import { FakeOpenBao } from "../support/fake-openbao";
 import { finalizingNamespaces, findTools, Kube, LocalCluster } from "./cluster";
 import { freezeRun, HelmRecordWebhook, killAll, RUN_MARKER, survivorsAfter, type RecordWrite } from "./kill-points";
 import { PulumiCli, userCheckout, type CliResult } from "./pulumi-cli";
+import { CONTROLLER_NS, e2eStackConfig, GPU, gpuPlane } from "./stack-config";
 
 const REPO = path.resolve(__dirname, "..", "..");
-const CHARTS = path.join(__dirname, "charts");
 const STACK = "e2e";
-const GPU = "gpu-e2e";
-/** The Envoy Gateway controller's namespace, where the `ingress` release goes: a prerequisite the suite creates. */
-const CONTROLLER_NS = "envoy-gateway-system";
 const MIN = 60_000;
 /** The releases the catalog says keep data: recover never uninstalls them. */
 const DATA_RELEASES = new Set(CATALOG.filter((e) => e.holdsData).map((e) => e.name));
@@ -52,40 +49,20 @@ const skip =
  * controllers run here); enough Helm releases in parallel, a registration, objects and releases.
  */
 function stackConfig(icmsUrl: string, openbaoUrl: string) {
-    return {
-        "pulumi:disable-default-providers": ["kubernetes"],
-        "nvcf-self-managed:cluster": { clusterIdentifier: "e2e", skipAwait: true },
-        "nvcf-self-managed:controlPlane": {
-            global: {
-                domain: "nvcf.test",
-                image: { registry: "nvcr.io", repository: "nvidia/nvcf" },
-                helm: { sources: { registry: "nvcr.io", repository: "nvidia/nvcf", path: CHARTS } },
-            },
+    return e2eStackConfig({
+        cluster: { clusterIdentifier: "e2e", skipAwait: true },
+        controlPlane: {
             observability: { profile: "disabled" },
             nats: { workerAuth: "nkey" },
             adminIssuerProxy: { enabled: true },
             certManager: { enabled: true, deleteNamespaceOnDestroy: true },
-            ingress: {
-                gatewayApi: {
-                    controllerNamespace: CONTROLLER_NS,
-                    gateways: {
-                        shared: { name: "nvcf-gateway", namespace: "envoy-gateway" },
-                        grpc: { name: "nvcf-gateway", namespace: "envoy-gateway" },
-                    },
-                },
-            },
         },
-        "nvcf-self-managed:computePlanes": [
-            {
-                clusterName: GPU,
-                cluster: { sameAsControlPlane: true, skipAwait: true },
-                registration: { icmsURL: icmsUrl, apiKeysURL: icmsUrl, timeoutSeconds: 10, retries: 1 },
-                smbCsiDriver: { source: path.join(CHARTS, "csi-driver-smb") },
-            },
-        ],
-        "nvcf-self-managed:openbaoAccess": { address: openbaoUrl },
-        "nvcf-self-managed:checks": { preflight: { enabled: false }, healthGate: { enabled: false } },
-    };
+        other: {
+            computePlanes: [gpuPlane(icmsUrl)],
+            openbaoAccess: { address: openbaoUrl },
+            checks: { preflight: { enabled: false }, healthGate: { enabled: false } },
+        },
+    });
 }
 
 /** A release's revisions by number, each with its record's uid: a reinstall or a rewritten history changes them. */

@@ -24,12 +24,10 @@ import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBaoMembers, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
 import { findControllerManager, findTools, Kube, LocalCluster } from "./cluster";
 import { copyProject, PulumiCli } from "./pulumi-cli";
+import { e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const STACK = "e2e";
-const GPU = "gpu-e2e";
-const GATEWAY_NS = "envoy-gateway";
-const FIXTURE_VERSION = "0.0.0-e2e";
 const MIN = 60_000;
 /** Bundle release B: the pinned release's versions with these charts bumped (their fixture charts too). */
 const B = "0.8.1-e2e";
@@ -90,24 +88,14 @@ class PodServer {
 
 /** The e2e stack: one cluster for the control plane and a GPU plane, charts from the test's mirror directory. */
 function stackConfig(charts: string, icmsUrl: string) {
-    return {
-        "pulumi:disable-default-providers": ["kubernetes"],
-        "nvcf-self-managed:cluster": { clusterIdentifier: "e2e", skipAwait: true },
-        "nvcf-self-managed:controlPlane": {
-            global: {
-                domain: "nvcf.test",
-                image: { registry: "nvcr.io", repository: "nvidia/nvcf" },
-                helm: { sources: { registry: "nvcr.io", repository: "nvidia/nvcf", path: charts } },
-            },
+    return e2eStackConfig({
+        cluster: { clusterIdentifier: "e2e", skipAwait: true },
+        charts,
+        controlPlane: {
             observability: { profile: "control", chartsPath: charts },
             certManager: { enabled: true, deleteNamespaceOnDestroy: true },
             ingress: {
                 gatewayApi: {
-                    controllerNamespace: "envoy-gateway-system",
-                    gateways: {
-                        shared: { name: "nvcf-gateway", namespace: GATEWAY_NS },
-                        grpc: { name: "nvcf-gateway", namespace: GATEWAY_NS },
-                    },
                     install: {
                         enabled: true,
                         crdsManifest: path.join(__dirname, "manifests", "gateway-api-crds.yaml"),
@@ -116,19 +104,14 @@ function stackConfig(charts: string, icmsUrl: string) {
                 },
             },
         },
-        "nvcf-self-managed:computePlanes": [
-            {
-                clusterName: GPU,
-                cluster: { sameAsControlPlane: true, skipAwait: true },
-                registration: { icmsURL: icmsUrl, apiKeysURL: icmsUrl, timeoutSeconds: 10, retries: 1 },
-                smbCsiDriver: { source: path.join(charts, "csi-driver-smb") },
-            },
-        ],
-        // The fixture chart's OnDelete StatefulSet of three members, and the root-token Secret its hook would write.
-        "nvcf-self-managed:releases": { "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: "root-token" } } },
-        "nvcf-self-managed:openbaoRollout": { memberTimeoutSeconds: 60, pollSeconds: 1 },
-        "nvcf-self-managed:checks": { healthGate: { timeoutSeconds: 60, pollSeconds: 1 } },
-    };
+        other: {
+            computePlanes: [gpuPlane(icmsUrl, charts)],
+            // The fixture chart's OnDelete StatefulSet of three members, and the root-token Secret its hook would write.
+            releases: { "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: "root-token" } } },
+            openbaoRollout: { memberTimeoutSeconds: 60, pollSeconds: 1 },
+            checks: { healthGate: { timeoutSeconds: 60, pollSeconds: 1 } },
+        },
+    });
 }
 
 /** A Helm release record: its name, revision, chart version and when it was last deployed. */
