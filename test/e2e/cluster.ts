@@ -230,34 +230,45 @@ export class Kube {
  * (clearing spec.finalizers) and the garbage collector's (clearing the foregroundDeletion
  * finalizer the provider's foreground delete adds). Only for the local API server: a real cluster has the controller.
  */
-export async function finalizingNamespaces<T>(kube: Kube, f: () => Promise<T>): Promise<T> {
+export function finalizingNamespaces<T>(kube: Kube, f: () => Promise<T>): Promise<T> {
+    return whileLooping(async () => {
+        const list = await kube.get<any>("/api/v1/namespaces").catch(() => undefined);
+        for (const ns of list?.items ?? []) {
+            if (!ns.metadata.deletionTimestamp) continue;
+            // The provider deletes in the foreground: the GC would clear foregroundDeletion.
+            if ((ns.metadata.finalizers ?? []).length > 0) {
+                await kube
+                    .request(
+                        "PATCH",
+                        `/api/v1/namespaces/${ns.metadata.name}`,
+                        { metadata: { finalizers: null } },
+                        "application/merge-patch+json",
+                    )
+                    .catch(() => undefined);
+            }
+            if ((ns.spec?.finalizers ?? []).length > 0) {
+                await kube
+                    .request("PUT", `/api/v1/namespaces/${ns.metadata.name}/finalize`, {
+                        ...ns,
+                        metadata: { ...ns.metadata, finalizers: [] },
+                        spec: { ...ns.spec, finalizers: [] },
+                    })
+                    .catch(() => undefined);
+            }
+        }
+    }, f);
+}
+
+/**
+ * Runs `tick` again and again, 300 ms apart, while `f` runs: a controller the local API server
+ * lacks, played by the suite. Returns what `f` returns once the last tick is over; `tick` keeps
+ * its own errors (one that throws ends the loop and fails the caller).
+ */
+export async function whileLooping<T>(tick: () => Promise<void>, f: () => Promise<T>): Promise<T> {
     let running = true;
     const loop = (async () => {
         while (running) {
-            const list = await kube.get<any>("/api/v1/namespaces").catch(() => undefined);
-            for (const ns of list?.items ?? []) {
-                if (!ns.metadata.deletionTimestamp) continue;
-                // The provider deletes in the foreground: the GC would clear foregroundDeletion.
-                if ((ns.metadata.finalizers ?? []).length > 0) {
-                    await kube
-                        .request(
-                            "PATCH",
-                            `/api/v1/namespaces/${ns.metadata.name}`,
-                            { metadata: { finalizers: null } },
-                            "application/merge-patch+json",
-                        )
-                        .catch(() => undefined);
-                }
-                if ((ns.spec?.finalizers ?? []).length > 0) {
-                    await kube
-                        .request("PUT", `/api/v1/namespaces/${ns.metadata.name}/finalize`, {
-                            ...ns,
-                            metadata: { ...ns.metadata, finalizers: [] },
-                            spec: { ...ns.spec, finalizers: [] },
-                        })
-                        .catch(() => undefined);
-                }
-            }
+            await tick();
             await new Promise((r) => setTimeout(r, 300));
         }
     })();

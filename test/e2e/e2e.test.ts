@@ -21,7 +21,7 @@ import { CATALOG } from "../../components/control-plane/catalog";
 import { releaseDependencies } from "../../components/control-plane/ordering";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBao } from "../support/fake-openbao";
-import { finalizingNamespaces, findTools, Kube, LocalCluster } from "./cluster";
+import { finalizingNamespaces, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
 import { PulumiCli, userCheckout, type TimedEvent } from "./pulumi-cli";
 import { CHARTS, CONTROLLER_NS, e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 
@@ -303,129 +303,119 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
      */
     const controllerErrors: string[] = [];
     async function withFakeControllers<T>(f: () => Promise<T>): Promise<T> {
-        let running = true;
         const step = async (ns: string, fn: () => Promise<void>) => {
             if (!(await kube.get<any>(`/api/v1/namespaces/${ns}`))) return;
             await fn().catch((err) => controllerErrors.push(String(err)));
         };
         const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-        const loop = (async () => {
-            while (running) {
-                await step("nvcf", async () => {
-                    const p = "/apis/batch/v1/namespaces/nvcf/jobs";
-                    if (await kube.get(`${p}/nvcf-api-account-bootstrap`)) return;
-                    await create(p, {
-                        metadata: { name: "nvcf-api-account-bootstrap" },
-                        spec: {
-                            suspend: true,
-                            template: {
-                                spec: { restartPolicy: "OnFailure", containers: [{ name: "bootstrap", image: "alpine-k8s:1.36.1" }] },
-                            },
+        return whileLooping(async () => {
+            await step("nvcf", async () => {
+                const p = "/apis/batch/v1/namespaces/nvcf/jobs";
+                if (await kube.get(`${p}/nvcf-api-account-bootstrap`)) return;
+                await create(p, {
+                    metadata: { name: "nvcf-api-account-bootstrap" },
+                    spec: {
+                        suspend: true,
+                        template: {
+                            spec: { restartPolicy: "OnFailure", containers: [{ name: "bootstrap", image: "alpine-k8s:1.36.1" }] },
                         },
+                    },
+                });
+                const job = await kube.get<any>(`${p}/nvcf-api-account-bootstrap`);
+                const status = {
+                    startTime: now,
+                    completionTime: now,
+                    succeeded: 1,
+                    conditions: [
+                        { type: "SuccessCriteriaMet", status: "True", lastTransitionTime: now, lastProbeTime: now },
+                        { type: "Complete", status: "True", lastTransitionTime: now, lastProbeTime: now },
+                    ],
+                };
+                const res = await kube.request("PUT", `${p}/nvcf-api-account-bootstrap/status`, { ...job, status });
+                assert.equal(res.status, 200, res.text.slice(0, 300));
+            });
+            // The routes the ingress release makes, as Envoy Gateway reports them once it accepts them
+            // (the stack creates the HTTPRoute CRD and the Gateway's namespace during this run).
+            await step(GATEWAY_NS, async () => {
+                const crdObj = await kube.get<any>(`${CRDS}/httproutes.gateway.networking.k8s.io`);
+                if (!crdObj?.status?.conditions?.some((c: any) => c.type === "Established" && c.status === "True")) return;
+                const p = `/apis/gateway.networking.k8s.io/v1/namespaces/${GATEWAY_NS}/httproutes`;
+                for (const route of ["api", "sis"]) {
+                    if ((await kube.get<any>(`${p}/${route}`))?.status?.parents?.length) continue;
+                    await create(p, {
+                        apiVersion: "gateway.networking.k8s.io/v1",
+                        kind: "HTTPRoute",
+                        metadata: { name: route },
+                        spec: { parentRefs: [{ name: "nvcf-gateway" }] },
                     });
-                    const job = await kube.get<any>(`${p}/nvcf-api-account-bootstrap`);
+                    const obj = await kube.get<any>(`${p}/${route}`);
                     const status = {
-                        startTime: now,
-                        completionTime: now,
-                        succeeded: 1,
-                        conditions: [
-                            { type: "SuccessCriteriaMet", status: "True", lastTransitionTime: now, lastProbeTime: now },
-                            { type: "Complete", status: "True", lastTransitionTime: now, lastProbeTime: now },
+                        parents: [
+                            {
+                                parentRef: { name: "nvcf-gateway" },
+                                controllerName: "gateway.envoyproxy.io/gatewayclass-controller",
+                                conditions: [
+                                    { type: "Accepted", status: "True", reason: "Accepted", lastTransitionTime: now, message: "" },
+                                ],
+                            },
                         ],
                     };
-                    const res = await kube.request("PUT", `${p}/nvcf-api-account-bootstrap/status`, { ...job, status });
+                    const res = await kube.request("PUT", `${p}/${route}/status`, { ...obj, status });
                     assert.equal(res.status, 200, res.text.slice(0, 300));
-                });
-                // The routes the ingress release makes, as Envoy Gateway reports them once it accepts them
-                // (the stack creates the HTTPRoute CRD and the Gateway's namespace during this run).
-                await step(GATEWAY_NS, async () => {
-                    const crdObj = await kube.get<any>(`${CRDS}/httproutes.gateway.networking.k8s.io`);
-                    if (!crdObj?.status?.conditions?.some((c: any) => c.type === "Established" && c.status === "True")) return;
-                    const p = `/apis/gateway.networking.k8s.io/v1/namespaces/${GATEWAY_NS}/httproutes`;
-                    for (const route of ["api", "sis"]) {
-                        if ((await kube.get<any>(`${p}/${route}`))?.status?.parents?.length) continue;
-                        await create(p, {
-                            apiVersion: "gateway.networking.k8s.io/v1",
-                            kind: "HTTPRoute",
-                            metadata: { name: route },
-                            spec: { parentRefs: [{ name: "nvcf-gateway" }] },
-                        });
-                        const obj = await kube.get<any>(`${p}/${route}`);
-                        const status = {
-                            parents: [
-                                {
-                                    parentRef: { name: "nvcf-gateway" },
-                                    controllerName: "gateway.envoyproxy.io/gatewayclass-controller",
-                                    conditions: [
-                                        { type: "Accepted", status: "True", reason: "Accepted", lastTransitionTime: now, message: "" },
-                                    ],
-                                },
-                            ],
-                        };
-                        const res = await kube.request("PUT", `${p}/${route}/status`, { ...obj, status });
-                        assert.equal(res.status, 200, res.text.slice(0, 300));
-                    }
-                });
-                await step("vault-system", async () => {
-                    const p = "/apis/apps/v1/namespaces/vault-system/statefulsets";
-                    if ((await kube.get<any>(`${p}/openbao-server`))?.status?.readyReplicas) return;
-                    await create(p, {
-                        metadata: { name: "openbao-server" },
-                        spec: {
-                            replicas: 1,
-                            serviceName: "openbao-server",
-                            selector: { matchLabels: { app: "openbao" } },
-                            template: {
-                                metadata: { labels: { app: "openbao" } },
-                                spec: { containers: [{ name: "openbao", image: "openbao" }] },
-                            },
-                        },
-                    });
-                    const sts = await kube.get<any>(`${p}/openbao-server`);
-                    const status = {
+                }
+            });
+            await step("vault-system", async () => {
+                const p = "/apis/apps/v1/namespaces/vault-system/statefulsets";
+                if ((await kube.get<any>(`${p}/openbao-server`))?.status?.readyReplicas) return;
+                await create(p, {
+                    metadata: { name: "openbao-server" },
+                    spec: {
                         replicas: 1,
-                        readyReplicas: 1,
-                        availableReplicas: 1,
-                        currentReplicas: 1,
-                        updatedReplicas: 1,
-                        observedGeneration: sts.metadata.generation,
-                    };
-                    const res = await kube.request("PUT", `${p}/openbao-server/status`, { ...sts, status });
+                        serviceName: "openbao-server",
+                        selector: { matchLabels: { app: "openbao" } },
+                        template: {
+                            metadata: { labels: { app: "openbao" } },
+                            spec: { containers: [{ name: "openbao", image: "openbao" }] },
+                        },
+                    },
+                });
+                const sts = await kube.get<any>(`${p}/openbao-server`);
+                const status = {
+                    replicas: 1,
+                    readyReplicas: 1,
+                    availableReplicas: 1,
+                    currentReplicas: 1,
+                    updatedReplicas: 1,
+                    observedGeneration: sts.metadata.generation,
+                };
+                const res = await kube.request("PUT", `${p}/openbao-server/status`, { ...sts, status });
+                assert.equal(res.status, 200, res.text.slice(0, 300));
+            });
+            await step("nvca-system", async () => {
+                // The plane's namespaces are created in any order: the NVCFBackend lives in nvca-operator.
+                if (!(await kube.get("/api/v1/namespaces/nvca-operator"))) return;
+                const p = "/apis/nvcf.nvidia.io/v1/namespaces/nvca-operator/nvcfbackends";
+                if (!(await kube.get(`${p}/${GPU}`))) {
+                    await create(p, {
+                        apiVersion: "nvcf.nvidia.io/v1",
+                        kind: "NVCFBackend",
+                        metadata: { name: GPU },
+                        status: { agentStatus: "healthy" },
+                    });
+                }
+                const pods = "/api/v1/namespaces/nvca-system/pods";
+                if (!(await kube.get(`${pods}/nvca-0`))) {
+                    await create(pods, { metadata: { name: "nvca-0" }, spec: { containers: [{ name: "nvca", image: "nvca" }] } });
+                    const pod = await kube.get<any>(`${pods}/nvca-0`);
+                    const status = { phase: "Running", conditions: [{ type: "Ready", status: "True", lastTransitionTime: now }] };
+                    const res = await kube.request("PUT", `${pods}/nvca-0/status`, { ...pod, status });
                     assert.equal(res.status, 200, res.text.slice(0, 300));
-                });
-                await step("nvca-system", async () => {
-                    // The plane's namespaces are created in any order: the NVCFBackend lives in nvca-operator.
-                    if (!(await kube.get("/api/v1/namespaces/nvca-operator"))) return;
-                    const p = "/apis/nvcf.nvidia.io/v1/namespaces/nvca-operator/nvcfbackends";
-                    if (!(await kube.get(`${p}/${GPU}`))) {
-                        await create(p, {
-                            apiVersion: "nvcf.nvidia.io/v1",
-                            kind: "NVCFBackend",
-                            metadata: { name: GPU },
-                            status: { agentStatus: "healthy" },
-                        });
-                    }
-                    const pods = "/api/v1/namespaces/nvca-system/pods";
-                    if (!(await kube.get(`${pods}/nvca-0`))) {
-                        await create(pods, { metadata: { name: "nvca-0" }, spec: { containers: [{ name: "nvca", image: "nvca" }] } });
-                        const pod = await kube.get<any>(`${pods}/nvca-0`);
-                        const status = { phase: "Running", conditions: [{ type: "Ready", status: "True", lastTransitionTime: now }] };
-                        const res = await kube.request("PUT", `${pods}/nvca-0/status`, { ...pod, status });
-                        assert.equal(res.status, 200, res.text.slice(0, 300));
-                    }
-                    if (!(await kube.get("/api/v1/namespaces/nvca-modelcache-init"))) {
-                        await create("/api/v1/namespaces", { metadata: { name: "nvca-modelcache-init" } });
-                    }
-                });
-                await new Promise((r) => setTimeout(r, 300));
-            }
-        })();
-        try {
-            return await f();
-        } finally {
-            running = false;
-            await loop;
-        }
+                }
+                if (!(await kube.get("/api/v1/namespaces/nvca-modelcache-init"))) {
+                    await create("/api/v1/namespaces", { metadata: { name: "nvca-modelcache-init" } });
+                }
+            });
+        }, f);
     }
 
     it("stops up at preflight, before any release, when the control plane's prerequisites are missing", { timeout: 10 * MIN }, async () => {

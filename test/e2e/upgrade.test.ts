@@ -22,7 +22,7 @@ import { after, before, describe, it } from "node:test";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBaoMembers, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
-import { findControllerManager, findTools, Kube, LocalCluster } from "./cluster";
+import { findControllerManager, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
 import { copyProject, PulumiCli } from "./pulumi-cli";
 import { e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 
@@ -258,7 +258,6 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
      * in-process servers listen on.
      */
     async function withControllers<T>(f: () => Promise<T>): Promise<T> {
-        let running = true;
         const errors: string[] = [];
         const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
         const ip = podAddress();
@@ -388,17 +387,11 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                 },
             ],
         ];
-        const loop = (async () => {
-            while (running) {
-                for (const [what, step] of steps) await step().catch((e) => errors.push(`${what}: ${e}`));
-                await new Promise((r) => setTimeout(r, 300));
-            }
-        })();
         try {
-            return await f();
+            return await whileLooping(async () => {
+                for (const [what, step] of steps) await step().catch((e) => errors.push(`${what}: ${e}`));
+            }, f);
         } finally {
-            running = false;
-            await loop;
             assert.deepEqual([...new Set(errors)], [], "the test's controllers did their part");
         }
     }
