@@ -554,6 +554,11 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
             );
             // Stage 4 rolled the members to B's template in the runbook's order: standbys, then the leader after a step-down.
             assert.deepEqual(bao.events, RUNBOOK_EVENTS);
+            assert.match(killed.out, /== stage 4\/9: OpenBao[\s\S]*?passed: bridge, then versioned\./);
+            assert.ok(
+                bao.requests.some((r) => r.path === "sys/mounts"),
+                "the JWT mounts were checked against their baseline",
+            );
             const sts = await kube.get<any>(`/apis/apps/v1/namespaces/${OPENBAO_NS}/statefulsets/openbao-server`);
             for (const m of MEMBERS) {
                 const p = await kube.get<any>(`/api/v1/namespaces/${OPENBAO_NS}/pods/${m}`);
@@ -575,11 +580,12 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
             assert.match(out, /ok {3}control plane: routes: 1 HTTPRoute is Accepted/);
             assert.match(out, /the preview shows no change/);
 
-            // Each bumped release went to B once, in the runbook's order: compute plane, OpenBao, dependencies, core, observability.
+            // Each bumped release went to B once, in the runbook's order: compute plane, OpenBao, dependencies, core, observability;
+            // OpenBao twice: B's chart in the JWT plugin's bridge mode, then versioned mode.
             const helm = await records();
             for (const [name, bump] of Object.entries(BUMPS)) {
                 assert.equal(helm.get(name)!.version, bump.to, name);
-                assert.equal(helm.get(name)!.revision, 2, `${name} upgraded once`);
+                assert.equal(helm.get(name)!.revision, name === "openbao-server" ? 3 : 2, `${name} upgraded once`);
             }
             const at = (name: string) => Date.parse(helm.get(name)!.lastDeployed);
             assert.ok(at("nvca-operator") < at("openbao-server"), "compute plane before OpenBao");
