@@ -23,7 +23,7 @@ import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBaoMembers, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
 import { findControllerManager, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
-import { copyProject, PulumiCli } from "./pulumi-cli";
+import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -181,36 +181,18 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         await nats.start(address);
         baoServer = await listenBehindPodProxy(bao, address, 8200);
 
-        project = path.join(work, "project");
-        copyProject(REPO, project);
         // The chart mirror: a copy of the fixture charts, which the test moves to B's versions later.
         charts = path.join(work, "charts");
         fs.cpSync(path.join(REPO, "test", "e2e", "charts"), charts, { recursive: true });
-        const bin = path.join(work, "bin");
-        fs.mkdirSync(bin);
-        fs.symlinkSync(
-            path.join(REPO, "node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"),
-            path.join(bin, "pulumi-resource-pulumi-nodejs"),
-        );
-        const kubeconfigFile = path.join(work, "kubeconfig");
-        fs.writeFileSync(kubeconfigFile, cluster.kubeconfig, { mode: 0o600 });
-        fs.mkdirSync(path.join(work, "state"));
-        env = {
-            ...process.env,
-            PATH: [bin, tools!.bin, path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
-            PULUMI_HOME: path.join(work, "pulumi-home"),
-            PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
-            PULUMI_SKIP_UPDATE_CHECK: "true",
-            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-            KUBECONFIG: kubeconfigFile,
-        };
-        cli = new PulumiCli(tools!.pulumi, project, env);
-        await cli.run(["login", `file://${path.join(work, "state")}`]);
-        fs.writeFileSync(path.join(project, `Pulumi.${STACK}.yaml`), toYaml({ config: stackConfig(charts, icms.icmsUrl) }));
-        await cli.run(["stack", "init", STACK, "--secrets-provider", "passphrase"]);
-        await cli.run(["config", "set", "--secret", "ngcApiKey", "e2e-ngc-key"]);
-        await cli.run(["config", "set", "--secret", "cassandraPassword", "e2e-cassandra-password-0123456789"]);
-        await cli.run(["config", "set", "--secret", "kubeconfig", cluster.kubeconfig]);
+        ({ project, env, cli } = await userCheckout({
+            repo: REPO,
+            work,
+            tools: tools!,
+            kubeconfig: cluster.kubeconfig,
+            stack: STACK,
+            config: stackConfig(charts, icms.icmsUrl),
+            secrets: { ngcApiKey: "e2e-ngc-key", cassandraPassword: "e2e-cassandra-password-0123456789", kubeconfig: cluster.kubeconfig },
+        }));
     });
 
     after(async () => {
