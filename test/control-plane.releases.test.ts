@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { devConfig, ProgramRun, RecordedResource, release, releases, runProgram } from "./support/harness";
 
-/** The bundle's release table for the dev environment (control-plane.md §1), written out by hand. */
+/** The bundle's release table for the dev environment (its helmfile.d files), written out by hand. */
 const EXPECTED: Record<string, { namespace: string; chart: string; version: string }> = {
     "prometheus-operator-crds": { namespace: "monitoring", chart: "prometheus-operator-crds", version: "30.0.0" },
     "opentelemetry-operator": { namespace: "monitoring", chart: "opentelemetry-operator", version: "0.114.1" },
@@ -34,7 +34,7 @@ const EXPECTED: Record<string, { namespace: string; chart: string; version: stri
     "function-autoscaler": { namespace: "nvcf", chart: "helm-nvcf-function-autoscaler", version: "0.2.1" },
 };
 
-/** The bundle's `needs` (control-plane.md §1) among the dev environment's releases. */
+/** The bundle's `needs` among the dev environment's releases. */
 const NEEDS: Record<string, string[]> = {
     "opentelemetry-operator": ["prometheus-operator-crds"],
     "otel-collector": ["opentelemetry-operator", "prometheus-operator-crds", "victoria-metrics"],

@@ -25,7 +25,7 @@ export interface GrantObject {
 export const ADMIN_ISSUER_PROXY = "admin-issuer-proxy";
 export const ADMIN_ISSUER_PROXY_POLICY = "services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw";
 
-/** The three objects that let the proxy's service account mint admin tokens (control-plane.md §7). */
+/** The three objects that let the proxy's service account mint admin tokens. */
 export const ADMIN_ISSUER_GRANT: readonly GrantObject[] = [
     { description: "the JWT auth role", path: "auth/jwt/role/admin-issuer-proxy", listPath: "auth/jwt/role" },
     { description: "the ACL policy", path: `sys/policies/acl/${ADMIN_ISSUER_PROXY_POLICY}`, listPath: "sys/policies/acl" },

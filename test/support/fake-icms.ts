@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 
 /**
  * An in-process stand-in for the control plane's API Keys and ICMS endpoints, and for a GPU
- * cluster's API server discovery endpoints, following the fact sheet (compute-plane.md §4, §5):
+ * cluster's API server discovery endpoints, as NVIDIA's registration guide documents them:
  * paths, Host headers, bearer tokens, body shapes and error bodies. ICMS itself is a Java
  * service of the control plane that cannot run here; this fake is what the tests talk to.
  */
