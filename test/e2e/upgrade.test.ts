@@ -537,6 +537,11 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
             // Stage 4 rolled the members to B's template in the runbook's order: standbys, then the leader after a step-down.
             assert.deepEqual(bao.events, RUNBOOK_EVENTS);
             assert.match(killed.out, /== stage 4\/9: OpenBao[\s\S]*?passed: bridge, then versioned\./);
+            assert.match(
+                killed.out,
+                /openbao-server rollout: replacing openbao-server-2 \(a standby\)/,
+                "the rollout's lines reach the user",
+            );
             assert.ok(
                 bao.requests.some((r) => r.path === "sys/mounts"),
                 "the JWT mounts were checked against their baseline",

@@ -10,7 +10,10 @@ import { describeStep } from "./stages";
 export interface Engine {
     /** The changes a preview shows (targeted when `targets` is given); reads and unchanged resources left out. */
     preview(targets?: readonly string[]): Promise<PlannedStep[]>;
-    /** A targeted update; `say` gets a line as each resource starts and ends. Throws with the engine's errors. */
+    /**
+     * A targeted update; `say` gets a line as each resource starts and ends, and each line the
+     * program and its providers print (the OpenBao rollout's, member by member). Throws with the engine's errors.
+     */
     up(targets: readonly string[], say: (line: string) => void): Promise<void>;
     /** `pulumi config set --path <path> <value>` on the stack (the stack file changes, as with the CLI). */
     setConfig(path: string, value: string): Promise<void>;
@@ -70,6 +73,12 @@ export async function automationEngine(root: string, stackName: string, project:
                     if (step) {
                         started.set(step.urn, Date.now());
                         say(`${describeStep(step)} ...`);
+                    }
+                    const said = e.diagnosticEvent;
+                    // A dynamic provider's stderr arrives as info#err (the rollout's member-by-member lines);
+                    // warnings stay out: the stage is the upgrade the restart warnings point to.
+                    if (said && !said.ephemeral && (said.severity === "info" || said.severity === "info#err") && said.message.trim()) {
+                        for (const line of said.message.trim().split("\n")) say(`  ${line}`);
                     }
                     const done = e.resOutputsEvent?.metadata;
                     if (done && started.has(done.urn)) {
