@@ -67,6 +67,31 @@ export function reportUsageError(io: Io, message: string, usage: string, hint: s
     return 2;
 }
 
+/** What a command line asks for: its options, or the exit code once its help or a usage error is printed. */
+export type CommandLine<T> = { readonly options: T } | { readonly exit: number };
+
+/**
+ * How a command starts: `--help` prints `help` (exit 0); a command line `parse` rejects prints
+ * the message, npm's hint when npm took an option, and `usage` (exit 2).
+ */
+export function readCommandLine<T>(
+    argv: readonly string[],
+    io: Io,
+    env: NodeJS.ProcessEnv,
+    command: { script: string; optionNames: readonly string[]; help: string; usage: string; parse(argv: readonly string[]): T },
+): CommandLine<T> {
+    if (wantsHelp(argv)) {
+        io.out(command.help);
+        return { exit: 0 };
+    }
+    try {
+        return { options: command.parse(argv) };
+    } catch (error) {
+        const hint = npmTookOptionsHint(command.script, command.optionNames, argv, env);
+        return { exit: reportUsageError(io, (error as Error).message, command.usage, hint) };
+    }
+}
+
 export function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
     if (value === undefined) return fallback;
     if ((allowed as readonly string[]).includes(value)) return value as T;

@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { Io, npmTookOptionsHint, parseOptions, reportUsageError, required, UsageError, wantsHelp } from "./cli";
+import { Io, parseOptions, readCommandLine, reportUsageError, required, UsageError } from "./cli";
 import { checkPlaneNames, givenKubeconfigs, KUBECONFIG_OPTIONS } from "./kubeconfig-options";
 import { hasStack, stackFile } from "./stack-file";
 import type { Connect, StatusReport } from "./status-run";
@@ -89,17 +89,9 @@ export async function statusCli(
     env: NodeJS.ProcessEnv = process.env,
     deps: StatusDeps = {},
 ): Promise<number> {
-    if (wantsHelp(argv)) {
-        io.out(HELP);
-        return 0;
-    }
-    let options: Options;
-    try {
-        options = parse(argv);
-    } catch (error) {
-        const hint = npmTookOptionsHint("status", Object.keys(OPTIONS), argv, env);
-        return reportUsageError(io, (error as Error).message, USAGE, hint);
-    }
+    const line = readCommandLine(argv, io, env, { script: "status", optionNames: Object.keys(OPTIONS), help: HELP, usage: USAGE, parse });
+    if ("exit" in line) return line.exit;
+    const options: Options = line.options;
     // Loaded only now: the program's modules take a second or two, and a typo above should fail at once.
     const { stackSettings } = await import("./stack-settings");
     const { statusTargets } = await import("./status-targets");

@@ -1,5 +1,5 @@
 import * as path from "node:path";
-import { Io, list, npmTookOptionsHint, parseOptions, reportUsageError, required, UsageError, wantsHelp } from "../cli";
+import { Io, list, parseOptions, readCommandLine, reportUsageError, required, UsageError } from "../cli";
 import { hasStack, stackFile } from "../stack-file";
 import { checkPlaneNames, givenKubeconfigs, KUBECONFIG_OPTIONS } from "../kubeconfig-options";
 import type { Connect } from "../status-run";
@@ -116,17 +116,9 @@ export async function upgradeCli(
     env: NodeJS.ProcessEnv = process.env,
     deps: UpgradeCliDeps = {},
 ): Promise<number> {
-    if (wantsHelp(argv)) {
-        io.out(HELP);
-        return 0;
-    }
-    let options: Options;
-    try {
-        options = parse(argv);
-    } catch (error) {
-        const hint = npmTookOptionsHint("upgrade", Object.keys(OPTIONS), argv, env);
-        return reportUsageError(io, (error as Error).message, USAGE, hint);
-    }
+    const line = readCommandLine(argv, io, env, { script: "upgrade", optionNames: Object.keys(OPTIONS), help: HELP, usage: USAGE, parse });
+    if ("exit" in line) return line.exit;
+    const options: Options = line.options;
     if (options.queues.length > 0 && !env.NVCF_API_KEY) {
         return reportUsageError(io, "--queue needs an NVCF API key with the queue_details scope in NVCF_API_KEY", USAGE, undefined);
     }
