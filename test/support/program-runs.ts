@@ -36,6 +36,8 @@ class Runner {
     private readonly child: ChildProcess;
     private readonly pending = new Map<number, { resolve: (run: ProgramRun) => void; reject: (error: Error) => void }>();
     private nextId = 0;
+    /** How many runs this child was given, to share sequential requests out evenly. */
+    given = 0;
 
     constructor() {
         this.child = fork(path.join(__dirname, "program-runs-child.ts"), [], {
@@ -75,6 +77,7 @@ class Runner {
         return new Promise((resolve, reject) => {
             if (!this.child.connected) return reject(new Error("the program-run process has ended"));
             const id = ++this.nextId;
+            this.given++;
             this.pending.set(id, { resolve, reject });
             this.child.channel?.ref();
             const request: Request = { id, config, secretKeys, stack };
@@ -108,7 +111,9 @@ export function runProgram(config: StackConfig, secretKeys: string[] = [], stack
     const key = runKey(config, secretKeys, stack);
     const cached = runs.get(key);
     if (cached) return cached;
-    const runner = runners.reduce((a, b) => (b.waiting < a.waiting ? b : a));
+    // The one with the fewest runs waiting; of two idle ones, the one given fewer so far (tests
+    // that await each run before asking for the next would otherwise all go to the first).
+    const runner = runners.reduce((a, b) => (b.waiting < a.waiting || (b.waiting === a.waiting && b.given < a.given) ? b : a));
     const run = runner.run(config, secretKeys, stack);
     runs.set(key, run);
     return run;
