@@ -118,3 +118,22 @@ export function runProgram(config: StackConfig, secretKeys: string[] = [], stack
     runs.set(key, run);
     return run;
 }
+
+/**
+ * For the commands' in-process tests (render's), which need the program's own error when it
+ * fails (its class and problems decide what the command prints and assumes): the run in a
+ * child, and a run that fails once more here, where it stops at the same error for little
+ * (nothing is registered before a config error).
+ */
+export async function runOrFailHere(
+    config: StackConfig,
+    secretKeys: string[] = [],
+    stack = "test",
+    root: string = REPO_ROOT,
+): Promise<ProgramRun> {
+    try {
+        return await runProgram(config, secretKeys, stack, root);
+    } catch {
+        return runHere(config, secretKeys, stack, root);
+    }
+}
