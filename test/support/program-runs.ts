@@ -36,8 +36,6 @@ class Runner {
     private readonly child: ChildProcess;
     private readonly pending = new Map<number, { resolve: (run: ProgramRun) => void; reject: (error: Error) => void }>();
     private nextId = 0;
-    /** How many runs this child was given, to share sequential requests out evenly. */
-    given = 0;
 
     constructor() {
         this.child = fork(path.join(__dirname, "program-runs-child.ts"), [], {
@@ -73,11 +71,15 @@ class Runner {
         return this.pending.size;
     }
 
+    /** How many runs this child was given (each request takes the next id). */
+    get given(): number {
+        return this.nextId;
+    }
+
     run(config: StackConfig, secretKeys: string[], stack: string): Promise<ProgramRun> {
         return new Promise((resolve, reject) => {
             if (!this.child.connected) return reject(new Error("the program-run process has ended"));
             const id = ++this.nextId;
-            this.given++;
             this.pending.set(id, { resolve, reject });
             this.child.channel?.ref();
             const request: Request = { id, config, secretKeys, stack };
