@@ -17,6 +17,7 @@ import { planDiffCli } from "../scripts/lib/plan-diff-cli";
 import { renderCli } from "../scripts/lib/render-cli";
 import { inBackground, runToEnd, type Finished } from "./support/background";
 import { capture } from "./support/capture";
+import { runOrFailHere } from "./support/program-runs";
 
 const ROOT = path.resolve(__dirname, "..");
 const RENDER_USAGE = "usage: npm run --silent render -- --stack <name>";
@@ -140,7 +141,7 @@ describe("the command lines", () => {
     describe("secrets: offline tools never need their values", () => {
         it("render assumes the secret the program requires, says so on stderr, and stdout stays JSON", async () => {
             const io = capture();
-            assert.equal(await renderCli(["--stack", "dev", "--dir", ROOT], io, {}), 0, io.stderr);
+            assert.equal(await renderCli(["--stack", "dev", "--dir", ROOT], io, {}, runOrFailHere), 0, io.stderr);
             assert.equal(io.stderr, ASSUMED);
             const rendered = JSON.parse(io.stdout) as { stack: string; resources: unknown[] };
             assert.equal(rendered.stack, "dev");

@@ -11,6 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { parseAllDocuments, stringify } from "yaml";
 import { inBackground, runToEnd } from "./support/background";
 import { capture } from "./support/capture";
+import { runOrFailHere } from "./support/program-runs";
 import { formatJson } from "../scripts/lib/format-json";
 import { formatMermaid } from "../scripts/lib/format-mermaid";
 import { formatValues } from "../scripts/lib/format-values";
@@ -205,7 +206,12 @@ describe("render: the command", () => {
         for (const out of files) {
             const io = capture();
             assert.equal(
-                await renderCli(["--stack", "dev", "--assume-secret", "ngcApiKey", "--out", out, "--dir", ROOT], io),
+                await renderCli(
+                    ["--stack", "dev", "--assume-secret", "ngcApiKey", "--out", out, "--dir", ROOT],
+                    io,
+                    process.env,
+                    runOrFailHere,
+                ),
                 0,
                 io.stderr,
             );

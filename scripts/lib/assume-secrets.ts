@@ -1,3 +1,4 @@
+import type { RenderOptions } from "./render";
 import type { RenderedStack } from "./rendered";
 
 type Render = typeof import("./render");
@@ -19,7 +20,7 @@ export interface AssumingRender {
  */
 export async function renderAssumingSecrets(
     render: Render,
-    options: { readonly root: string; readonly stack: string; readonly assumeSecrets: readonly string[] },
+    options: RenderOptions & { readonly assumeSecrets: readonly string[] },
     auto: boolean,
 ): Promise<AssumingRender> {
     const { SECRET_KEYS } = await import("../../config/load");

@@ -15,6 +15,7 @@ import {
 import { formatJson } from "./format-json";
 import { formatMermaid } from "./format-mermaid";
 import { formatValues } from "./format-values";
+import type { RenderOptions } from "./render";
 import { RenderedStack } from "./rendered";
 import { hasStack, stackFile } from "./stack-file";
 
@@ -53,8 +54,14 @@ const FORMATS: Record<"json" | "mermaid" | "values", (rendered: RenderedStack) =
  * `npm run render`: the stack's desired state, offline. Exit 0 when written (or for --help), 1
  * when the program rejects the config (with the message `pulumi up` prints), 2 for a usage or
  * I/O error. On failure nothing is written. Notices go to stderr: stdout holds the render only.
+ * `run` runs the program (RenderOptions.run).
  */
-export async function renderCli(argv: readonly string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function renderCli(
+    argv: readonly string[],
+    io: Io,
+    env: NodeJS.ProcessEnv = process.env,
+    run?: RenderOptions["run"],
+): Promise<number> {
     if (wantsHelp(argv)) {
         io.out(HELP);
         return 0;
@@ -83,7 +90,7 @@ export async function renderCli(argv: readonly string[], io: Io, env: NodeJS.Pro
     const render: typeof import("./render") = await import("./render");
     let text: string;
     try {
-        const { rendered, assumed } = await renderAssumingSecrets(render, { root, stack, assumeSecrets }, autoAssume);
+        const { rendered, assumed } = await renderAssumingSecrets(render, { root, stack, assumeSecrets, run }, autoAssume);
         io.err(assumedNotice("render", assumed));
         text = FORMATS[format](rendered);
     } catch (error) {

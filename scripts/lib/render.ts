@@ -18,6 +18,11 @@ export interface RenderOptions {
      * that runs `pulumi up` (stack files in a repository often leave personal keys out).
      */
     readonly assumeSecrets?: readonly string[];
+    /**
+     * What runs the program: the mock engine's runProgram unless given. The tests give one that
+     * runs this repository's program in a process of its own, through the same mock engine.
+     */
+    readonly run?: typeof runProgram;
 }
 
 /**
@@ -36,7 +41,7 @@ export async function renderStack(options: RenderOptions): Promise<RenderedStack
         config[full] = `placeholder-for-${full.split(":")[1]}`;
         secretKeys.push(full);
     }
-    const run = await runProgram(config, secretKeys, stack, root);
+    const run = await (options.run ?? runProgram)(config, secretKeys, stack, root);
     return toRenderedStack(run.resources, { stack, project });
 }
 

@@ -71,6 +71,11 @@ class Runner {
         return this.pending.size;
     }
 
+    /** How many runs this child was given (each request takes the next id). */
+    get given(): number {
+        return this.nextId;
+    }
+
     run(config: StackConfig, secretKeys: string[], stack: string): Promise<ProgramRun> {
         return new Promise((resolve, reject) => {
             if (!this.child.connected) return reject(new Error("the program-run process has ended"));
@@ -108,8 +113,29 @@ export function runProgram(config: StackConfig, secretKeys: string[] = [], stack
     const key = runKey(config, secretKeys, stack);
     const cached = runs.get(key);
     if (cached) return cached;
-    const runner = runners.reduce((a, b) => (b.waiting < a.waiting ? b : a));
+    // The one with the fewest runs waiting; of two idle ones, the one given fewer so far (tests
+    // that await each run before asking for the next would otherwise all go to the first).
+    const runner = runners.reduce((a, b) => (b.waiting < a.waiting || (b.waiting === a.waiting && b.given < a.given) ? b : a));
     const run = runner.run(config, secretKeys, stack);
     runs.set(key, run);
     return run;
+}
+
+/**
+ * For the commands' in-process tests (render's), which need the program's own error when it
+ * fails (its class and problems decide what the command prints and assumes): the run in a
+ * child, and a run that fails once more here, where it stops at the same error for little
+ * (nothing is registered before a config error).
+ */
+export async function runOrFailHere(
+    config: StackConfig,
+    secretKeys: string[] = [],
+    stack = "test",
+    root: string = REPO_ROOT,
+): Promise<ProgramRun> {
+    try {
+        return await runProgram(config, secretKeys, stack, root);
+    } catch {
+        return runHere(config, secretKeys, stack, root);
+    }
 }
