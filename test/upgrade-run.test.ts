@@ -341,6 +341,28 @@ describe("npm run upgrade: the runbook's stages in order", () => {
         assert.match(w.text(), /bundle release 1\.0\.0 installed, 1\.1\.0 selected[\s\S]*Resuming the upgrade to 1\.1\.0 at stage 8/);
     });
 
+    test("a stage stopped by what a killed run left (a stale lock) points at npm run recover, then resumes there", async () => {
+        const w = new World();
+        w.engine.failUp = (t) =>
+            t.some((u) => u.includes("nvca-operator"))
+                ? "the stack is currently locked by 1 lock(s). Either wait for the other process(es) to end or delete the lock file with `pulumi cancel`."
+                : undefined;
+        assert.equal(await w.run(), 1);
+        assert.match(
+            w.text(),
+            /FAILED: stage 2\/9, compute planes:\n {3}error: the stack is currently locked[^\n]*\n {3}This is what a killed run leaves behind[^\n]*: run npm run recover -- --stack dev first\.\n {3}Nothing after this stage was changed\. Once it is fixed, run npm run upgrade -- --stack dev: it resumes at stage 2\/9\./,
+        );
+        w.engine.failUp = undefined;
+        assert.equal(await w.run(), 0, w.text());
+    });
+
+    test("a stage's own failure does not mention npm run recover", async () => {
+        const w = new World();
+        w.engine.failUp = (t) => (t.some((u) => u.includes("nvca-operator")) ? 'configmaps "x" is forbidden' : undefined);
+        assert.equal(await w.run(), 1);
+        assert.doesNotMatch(w.text(), /npm run recover/);
+    });
+
     test("Ctrl-C: a stage waiting on its checks stops and is recorded as failed; one not started is not started", async () => {
         const w = new World();
         w.faults.natsMessages = 1;

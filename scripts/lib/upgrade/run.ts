@@ -205,6 +205,11 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
             say(`   FAILED: stage ${n}, ${stage.title}:`);
             if (results.length > 0) for (const r of results) say(`   - ${r.name}: ${r.detail}\n     Fix: ${r.fix}`);
             else say(detail.replace(/^/gm, "   "));
+            if (results.length === 0 && INTERRUPTED_RUN.some((signature) => signature.test(detail))) {
+                say(
+                    `   This is what a killed run leaves behind (a stale lock, a Helm release the stack does not record, an empty checkpoint file): run npm run recover -- --stack ${options.stack} first.`,
+                );
+            }
             say(`   Nothing after this stage was changed. Once it is fixed, run ${rerun}: it resumes at stage ${n}.`);
             return 1;
         }
@@ -233,6 +238,9 @@ interface StageContext {
     plan(): Map<StageId, StagePlan>;
     replan(): Promise<Map<StageId, StagePlan>>;
 }
+
+/** The engine's errors after a killed `pulumi up` or upgrade, each of which `npm run recover` clears. */
+const INTERRUPTED_RUN = [/the stack is currently locked/, /cannot re-use a name that is still in use/, /failed to load checkpoint/];
 
 /** One stage's work; returns a note for the record, throws StageFailure (or the engine's error) on failure. */
 async function runStage(id: StageId, ctx: StageContext): Promise<string | undefined> {
