@@ -16,6 +16,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { FakeOpenBaoMembers, jwtMount, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
 import { findControllerManager, findTools, Kube, LocalCluster } from "./cluster";
+import { OpenBaoKubelet } from "./openbao-kubelet";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig } from "./stack-config";
 
@@ -66,50 +67,12 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     let work = "";
     let baoServer: http.Server | undefined;
     const bao = new FakeOpenBaoMembers(MEMBERS);
-    /** Each member's pod UID as the kubelet last saw it. */
-    const seen = new Map<string, string>();
-    /** Pods that replaced an earlier one, in the order they appeared, with their revision. */
-    const replacements: { name: string; revision: string }[] = [];
+    let kubelet: OpenBaoKubelet;
     const kubeletErrors: string[] = [];
-    let kubelet: Promise<void> | undefined;
+    let kubeletLoop: Promise<void> | undefined;
     let running = true;
 
-    /**
-     * The kubelet: a new pod of the StatefulSet starts Running and Ready at this machine's
-     * address; a pod that replaces another is a fresh OpenBao process (sealed until its sidecar
-     * unseals it). The first three are the installed, initialised members.
-     */
-    async function kubeletTick(): Promise<void> {
-        const list = await kube.get<any>(`/api/v1/namespaces/${NS}/pods`);
-        for (const pod of list?.items ?? []) {
-            const name: string = pod.metadata.name;
-            if (!MEMBERS.includes(name) || pod.metadata.deletionTimestamp) continue;
-            const before = seen.get(name);
-            if (before !== pod.metadata.uid) {
-                if (before !== undefined) {
-                    bao.restart(name);
-                    replacements.push({ name, revision: pod.metadata.labels?.["controller-revision-hash"] });
-                }
-                seen.set(name, pod.metadata.uid);
-            }
-            if (pod.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True")) continue;
-            const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-            const conditions = ["Initialized", "ContainersReady", "Ready"].map((type) => ({
-                type,
-                status: "True",
-                lastTransitionTime: now,
-            }));
-            const res = await kube.request(
-                "PATCH",
-                `/api/v1/namespaces/${NS}/pods/${name}/status`,
-                { status: { phase: "Running", podIP: podIp, podIPs: [{ ip: podIp }], startTime: now, conditions } },
-                "application/merge-patch+json",
-            );
-            if (res.status !== 200) kubeletErrors.push(`${name}: ${res.status} ${res.text.slice(0, 300)}`);
-        }
-    }
-
-    const uids = () => MEMBERS.map((m) => seen.get(m));
+    const uids = () => kubelet.uids();
 
     async function statefulSet(): Promise<any> {
         return kube.get(`/apis/apps/v1/namespaces/${NS}/statefulsets/openbao-server`);
@@ -154,9 +117,10 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         baoServer = await listenBehindPodProxy(bao, podIp!, 8200);
         // The Envoy Gateway controller's namespace is a prerequisite the stack never creates.
         await kube.request("POST", "/api/v1/namespaces", { metadata: { name: "envoy-gateway-system" } });
-        kubelet = (async () => {
+        kubelet = new OpenBaoKubelet(kube, bao, NS, podIp!);
+        kubeletLoop = (async () => {
             while (running) {
-                await kubeletTick().catch((err) => kubeletErrors.push(String(err)));
+                await kubelet.tick().catch((err) => kubeletErrors.push(String(err)));
                 await new Promise((r) => setTimeout(r, 100));
             }
         })();
@@ -174,7 +138,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
 
     after(async () => {
         running = false;
-        await kubelet;
+        await kubeletLoop;
         if (process.env.E2E_LOG && cli) fs.writeFileSync(process.env.E2E_LOG, cli.log.join("\n\n"));
         await new Promise((r) => (baoServer ? baoServer.close(r) : r(undefined)));
         await cluster?.stop();
@@ -187,10 +151,10 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
 
     it("installs OpenBao's three members; creating the rollout replaces none", { timeout: 10 * MIN }, async () => {
         const res = await cli.run(["up", "--yes", "--skip-preview"]);
-        await waitFor("three Ready members", () => Promise.resolve(MEMBERS.every((m) => seen.has(m))));
+        await waitFor("three Ready members", () => Promise.resolve(MEMBERS.every((m) => kubelet.seen.has(m))));
         assert.deepEqual(kubeletErrors, []);
         assert.equal((await statefulSet()).spec.updateStrategy.type, "OnDelete");
-        assert.deepEqual(replacements, []);
+        assert.deepEqual(kubelet.replacements, []);
         const state = await rolloutState();
         assert.deepEqual(state.replaced, []);
         assert.match(res.stdout + res.stderr, /openbao-server rollout: nothing to replace/);
@@ -215,11 +179,11 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             const revision = await allOnUpdateRevision();
             assert.notEqual(revision, oldRevision);
             assert.deepEqual(
-                replacements.map((r) => r.name),
+                kubelet.replacements.map((r) => r.name),
                 ["openbao-server-2", "openbao-server-1", "openbao-server-0"],
                 "standbys first, highest ordinal first, the leader last",
             );
-            assert.ok(replacements.every((r) => r.revision === revision));
+            assert.ok(kubelet.replacements.every((r) => r.revision === revision));
             // Each member back (unsealed) before the next went; the leader stepped down before its pod did.
             assert.deepEqual(bao.events, RUNBOOK_EVENTS);
             assert.match(out, /openbao-server rollout: replacing openbao-server-2 \(a standby\)/);
@@ -233,11 +197,11 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
 
     it("a rerun with nothing changed replaces nothing", { timeout: 10 * MIN }, async () => {
         const before = uids();
-        const count = replacements.length;
+        const count = kubelet.replacements.length;
         await cli.run(["preview", "--expect-no-changes"]);
         await cli.run(["up", "--yes", "--skip-preview"]);
         assert.deepEqual(uids(), before);
-        assert.equal(replacements.length, count);
+        assert.equal(kubelet.replacements.length, count);
     });
 
     it(
@@ -269,12 +233,12 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     it("once the member is unsealed, up goes on with the members left: the standby, then the leader", { timeout: 10 * MIN }, async () => {
         bao.staysSealed.clear();
         const leader = bao.leader!;
-        const count = replacements.length;
+        const count = kubelet.replacements.length;
         await cli.run(["up", "--yes", "--skip-preview"]);
         await allOnUpdateRevision();
-        const rolled = replacements.slice(count).map((r) => r.name);
+        const rolled = kubelet.replacements.slice(count).map((r) => r.name);
         assert.deepEqual(rolled.sort(), ["openbao-server-0", "openbao-server-1"]);
-        assert.equal(replacements[replacements.length - 1].name, leader, "the leader last");
+        assert.equal(kubelet.replacements[kubelet.replacements.length - 1].name, leader, "the leader last");
         assert.ok(bao.events.lastIndexOf(`step-down ${leader}`) < bao.events.lastIndexOf(`restart ${leader}`));
         assert.deepEqual((await rolloutState()).staleMembers, []);
     });

@@ -23,6 +23,7 @@ import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBaoMembers, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
 import { findControllerManager, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
+import { OpenBaoKubelet } from "./openbao-kubelet";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 
@@ -167,8 +168,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
     // Three OpenBao members led by openbao-server-0, on port 8200 behind the pod proxy.
     const bao = new FakeOpenBaoMembers(MEMBERS);
     let baoServer: http.Server | undefined;
-    /** Each member's pod UID as the test's kubelet last saw it. */
-    const seen = new Map<string, string>();
+    let kubelet: OpenBaoKubelet;
 
     before(async () => {
         work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-upgrade-"));
@@ -180,6 +180,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         const address = podAddress();
         await nats.start(address);
         baoServer = await listenBehindPodProxy(bao, address, 8200);
+        kubelet = new OpenBaoKubelet(kube, bao, OPENBAO_NS, address);
 
         // The chart mirror: a copy of the fixture charts, which the test moves to B's versions later.
         charts = path.join(work, "charts");
@@ -294,27 +295,6 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                 },
             ],
         });
-        /** The kubelet for the StatefulSet controller's member pods. */
-        const members = async () => {
-            const list = await kube.get<any>(`/api/v1/namespaces/${OPENBAO_NS}/pods`);
-            for (const p of list?.items ?? []) {
-                const name: string = p.metadata.name;
-                if (!MEMBERS.includes(name) || p.metadata.deletionTimestamp) continue;
-                const before = seen.get(name);
-                if (before !== p.metadata.uid) {
-                    if (before !== undefined) bao.restart(name);
-                    seen.set(name, p.metadata.uid);
-                }
-                if (hasIp(p)) continue;
-                const res = await kube.request(
-                    "PATCH",
-                    `/api/v1/namespaces/${OPENBAO_NS}/pods/${name}/status`,
-                    { status: { ...ready, startTime: now } },
-                    "application/merge-patch+json",
-                );
-                if (res.status !== 200) throw new Error(`${name}: ${res.status} ${res.text.slice(0, 200)}`);
-            }
-        };
         const backend = { apiVersion: "nvcf.nvidia.io/v1", kind: "NVCFBackend", metadata: { name: GPU } };
         const steps: [string, () => Promise<void>][] = [
             ["bootstrap", () => ensure("/apis/batch/v1/namespaces/nvcf/jobs", bootstrap, bootstrapDone, (j) => j.status?.succeeded === 1)],
@@ -332,7 +312,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                     );
                 },
             ],
-            ["openbao members", members],
+            ["openbao members", () => kubelet.tick()],
             [
                 "nats",
                 () =>
