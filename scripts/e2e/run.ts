@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
-import { findTools } from "../../test/e2e/tools";
+import { findTools } from "./tools";
 
 const BUILD = "build them once per machine with scripts/e2e/build-tools.sh (about 70 min cold), see README, End-to-end suite";
 

@@ -9,8 +9,8 @@ import * as path from "node:path";
 import * as k8s from "@kubernetes/client-node";
 
 // In a module of its own, which npm run test:e2e reads before anything loads the Kubernetes client.
-export { findTools, type Tools } from "./tools";
-import type { Tools } from "./tools";
+export { findTools, type Tools } from "../../scripts/e2e/tools";
+import type { Tools } from "../../scripts/e2e/tools";
 
 /** kube-controller-manager as scripts/e2e/build-tools.sh leaves it (next to kube-apiserver), if it was built. */
 export function findControllerManager(tools: Tools): string | undefined {
