@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { before, describe, test } from "node:test";
 import { BUNDLE_BASE, overBundleBase } from "../config/bundle-base";
 import { controlPlaneSchema, environmentSchema } from "../config/schema";
-import type { ChartReadsFile } from "./parity/chart-sources";
+import type { ChartReadsFile } from "../scripts/parity/chart-sources";
 import { ENVIRONMENTS, programEnvironment } from "./parity/environments";
 import { schemaAccepts } from "./parity/schema-paths";
 import { type ProgramRun, release, valuesOf } from "./support/harness";

@@ -11,7 +11,7 @@ import * as path from "node:path";
 import { before, describe, test } from "node:test";
 import { deepMerge, type Plain } from "../config/deep-merge";
 import { isRead, type Read } from "../scripts/lib/template-reads";
-import { CHART_SOURCES, type ChartReadsFile } from "./parity/chart-sources";
+import { CHART_SOURCES, type ChartReadsFile } from "../scripts/parity/chart-sources";
 import { DELIBERATE_DIFFERENCES } from "./parity/differences";
 import { programEnvironment, programReleases, type ProgramRelease } from "./parity/environments";
 import { UNREAD_VALUES } from "./parity/unread-values";
@@ -74,7 +74,7 @@ describe("every value the program writes is one its chart reads, or is listed wi
         const released = new Set([...runs.values()].flat().map((r) => r.name));
         for (const name of released) {
             const source = CHART_SOURCES[name];
-            assert.ok(source, `${name} has no chart source: add it to test/parity/chart-sources.ts`);
+            assert.ok(source, `${name} has no chart source: add it to scripts/parity/chart-sources.ts`);
             if (source.kind === "nvcf") assert.ok(TABLE.charts[name], `${name} is missing from test/fixtures/chart-reads.json`);
         }
     });

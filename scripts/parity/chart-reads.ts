@@ -16,8 +16,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { parse } from "yaml";
 import { templateReads, type Read } from "../lib/template-reads";
-import { CHART_SOURCES, type ChartReads, type ChartReadsFile, type ChartSource } from "../../test/parity/chart-sources";
-import { PINNED_BUNDLE } from "../../test/parity/bundle";
+import { CHART_SOURCES, type ChartReads, type ChartReadsFile, type ChartSource } from "./chart-sources";
+import { PINNED_BUNDLE } from "./tools";
 
 const FILE = path.resolve(__dirname, "..", "..", "test", "fixtures", "chart-reads.json");
 

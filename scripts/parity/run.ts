@@ -7,7 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
-import { findParityTools } from "../../test/parity/bundle";
+import { findParityTools } from "./tools";
 
 const HOW =
     "build the tools once with scripts/parity/build-tools.sh (about 30 min cold) and set NVCF_BUNDLE to a checkout or git directory of NVIDIA/nvcf; see docs/testing.md";
