@@ -4,6 +4,7 @@
  * otherwise come out empty or quietly wrong.
  */
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, test } from "node:test";
 import { runProgram } from "../scripts/lib/mock-engine";
@@ -47,6 +48,19 @@ describe(`the SDK internals the mock engine uses (@pulumi/pulumi ${SDK_VERSION})
             assert.ok(type, `@pulumi/pulumi/proto/resource_pb no longer exports ${message}`);
             assert.deepEqual(missing(type.prototype, names), [], `getters gone from ${message}`);
         }
+    });
+
+    test("runtime/closure/serializeClosure exports serializeFunction as a replaceable property (the providers' code cache wraps it)", () => {
+        const module = require("@pulumi/pulumi/runtime/closure/serializeClosure") as Record<string, unknown>;
+        assert.deepEqual(missing(module, ["serializeFunction"]), [], "serializeFunction gone from runtime/closure/serializeClosure");
+        assert.equal(
+            Object.getOwnPropertyDescriptor(module, "serializeFunction")?.writable,
+            true,
+            "serializeFunction is no longer writable",
+        );
+        // The dynamic resources look it up on the module at each call (test/closure-cache.test.ts sees a cached text arrive).
+        const dynamic = fs.readFileSync(require.resolve("@pulumi/pulumi/dynamic"), "utf8");
+        assert.match(dynamic, /require\("\.\.\/runtime\/closure\/serializeClosure"\)[\s\S]*sc\.serializeFunction\(/);
     });
 
     test("Error.stackTraceLimit and process.setSourceMapsEnabled/sourceMapsEnabled exist", () => {

@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { mockCall, mockState } from "./mock-providers";
 import { REPO_ROOT } from "./repo";
 import { unwrapSecrets } from "./secret-envelope";
-import { watchMonitor, withoutSourceMaps, withoutStackTraces } from "./sdk-internals";
+import { watchMonitor, withProviderCache, withoutSourceMaps, withoutStackTraces } from "./sdk-internals";
 import { projectName, type StackConfig } from "./stack-config";
 
 /** A resource as the program registered it, with what the engine would see. */
@@ -155,32 +155,36 @@ async function executeAlone(
         },
     });
 
-    const main = loadProgram(root);
-    return withoutStackTraces(async () => {
-        let outputs: unknown;
-        let error: unknown;
-        try {
-            outputs = await resolve(main());
-        } catch (e) {
-            error = e;
-        }
-        await monitor.settled();
-        return { resources, outputs: outputs as Record<string, unknown>, error };
-    });
+    const { main, entry } = loadProgram(root);
+    return withProviderCache(entry, () =>
+        withoutStackTraces(async () => {
+            let outputs: unknown;
+            let error: unknown;
+            try {
+                outputs = await resolve(main());
+            } catch (e) {
+                error = e;
+            }
+            await monitor.settled();
+            return { resources, outputs: outputs as Record<string, unknown>, error };
+        }),
+    );
 }
 
 /**
- * The program's exported function. This repository's program stays in the module cache (the
- * unit tests run it hundreds of times). Any other root (another revision's worktree) is loaded
- * afresh: its modules are keyed by its own paths, so it never shares state with this one, and
- * purging first means a directory reused for a different revision never runs stale code.
+ * The program's exported function and its entry module's resolved path (the closure cache keys
+ * the program's code by it). This repository's program stays in the module cache (the unit tests
+ * run it hundreds of times). Any other root (another revision's worktree) is loaded afresh: its modules are keyed
+ * by its own paths, so it never shares state with this one, and purging first means a
+ * directory reused for a different revision never runs stale code.
  */
-function loadProgram(root: string): () => unknown {
+function loadProgram(root: string): { main: () => unknown; entry: string } {
     const dir = fs.realpathSync(root);
     if (dir !== fs.realpathSync(REPO_ROOT)) forgetProgram(dir);
+    const entry = require.resolve(path.join(dir, "index"));
     // Loaded by path at run time, as Pulumi's language host loads a program.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require(path.join(dir, "index")) as () => unknown;
+    return { main: require(entry) as () => unknown, entry };
 }
 
 /**

@@ -8,10 +8,15 @@
  * needs the SDK's count of RPCs in flight (`waitForRPCs`, marked @internal, so not in the
  * typings) to know when a run is over.
  *
+ * It also memoizes the dynamic providers' serialization on disk (closure-cache.ts says why), by
+ * replacing `serializeFunction` of the SDK's runtime/closure/serializeClosure module, which the
+ * SDK's dynamic resources look up on that module at each call.
+ *
  * test/sdk-internals.test.ts checks each of these by name, so an SDK upgrade that removes or
  * renames one fails there, saying which, rather than as an empty or wrong render.
  */
 import * as settings from "@pulumi/pulumi/runtime/settings";
+import { cachedText, providerKey, storeText, type SerializedText } from "./closure-cache";
 import type {
     ReadResourceRequest,
     ReadResourceResponse,
@@ -152,5 +157,67 @@ export async function withoutStackTraces<T>(work: () => Promise<T>): Promise<T> 
         return await work();
     } finally {
         Error.stackTraceLimit = limit;
+    }
+}
+
+/** The SDK's `serializeFunction` arguments, as runtime/closure/serializeClosure declares them. */
+interface SerializeArgs {
+    readonly exportName?: string;
+    readonly serialize?: unknown;
+    readonly isFactoryFunction?: boolean;
+    readonly allowSecrets?: boolean;
+    readonly logResource?: unknown;
+}
+type SerializeFunction = (func: () => unknown, args?: SerializeArgs) => Promise<SerializedText>;
+
+/** The SDK module whose `serializeFunction` the dynamic resources call, or an error naming what is gone. */
+function serializeClosureModule(): { serializeFunction: SerializeFunction } {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const module = require("@pulumi/pulumi/runtime/closure/serializeClosure") as { serializeFunction?: unknown };
+    if (typeof module.serializeFunction !== "function") {
+        throw new Error(
+            "@pulumi/pulumi/runtime/closure/serializeClosure no longer exports serializeFunction; the mock engine caches through it (scripts/lib/sdk-internals.ts)",
+        );
+    }
+    return module as { serializeFunction: SerializeFunction };
+}
+
+/** The entry module (resolved path) of the program being run, while one runs. */
+let runningProgram: string | undefined;
+
+/** Installs the caching `serializeFunction` once per process; it passes through outside a run. */
+let installed = false;
+function installProviderCache(): void {
+    if (installed) return;
+    installed = true;
+    const module = serializeClosureModule();
+    const serialize = module.serializeFunction;
+    module.serializeFunction = async (func, args = {}) => {
+        const program = runningProgram;
+        // Only the dynamic resources' call: `() => provider`, secrets allowed, nothing custom.
+        const plain = !args.serialize && !args.exportName && !args.isFactoryFunction && args.allowSecrets === true;
+        const provider = program !== undefined && plain && func.length === 0 ? func() : undefined;
+        const key = typeof provider === "object" && provider !== null ? providerKey(program!, provider, func.toString()) : undefined;
+        if (key === undefined) return serialize(func, args);
+        const text = cachedText(key);
+        if (text !== undefined) return { text, containsSecrets: false };
+        const fresh = await serialize(func, args);
+        storeText(key, fresh);
+        return fresh;
+    };
+}
+
+/**
+ * Runs `work` (one program run of the loaded program whose entry module is `entry`) with the
+ * dynamic providers' serialization cached. Process-wide, like the settings above; the engine
+ * runs one program at a time.
+ */
+export async function withProviderCache<T>(entry: string, work: () => Promise<T>): Promise<T> {
+    installProviderCache();
+    runningProgram = entry;
+    try {
+        return await work();
+    } finally {
+        runningProgram = undefined;
     }
 }

@@ -4,6 +4,8 @@
  * threw) and what the run wrote to the console, which the test process writes in its turn.
  */
 import { format } from "node:util";
+// Loaded as the child starts, while the test process loads the tests: not in the first run.
+import "../../index";
 import { runProgram } from "../../scripts/lib/mock-engine";
 import { CONSOLE_METHODS, type Answer, type Logged, type Request } from "./program-runs-protocol";
 

@@ -18,6 +18,7 @@
 import { fork, type ChildProcess } from "node:child_process";
 import * as path from "node:path";
 import { after } from "node:test";
+import { devWith } from "../../scripts/lib/dev-stack";
 import { runKey, runProgram as runHere, type ProgramRun } from "../../scripts/lib/mock-engine";
 import { REPO_ROOT } from "../../scripts/lib/repo";
 import type { StackConfig } from "../../scripts/lib/stack-config";
@@ -119,6 +120,12 @@ export function runProgram(config: StackConfig, secretKeys: string[] = [], stack
     const run = runner.run(config, secretKeys, stack);
     runs.set(key, run);
     return run;
+}
+
+// The dev stack, which most test files start from, runs while the test process loads the tests.
+{
+    const { config, secretKeys } = devWith();
+    void runProgram(config, secretKeys).catch(() => undefined);
 }
 
 /**
