@@ -22,7 +22,8 @@ function world(replicas = 3, token: TokenSource = ROOT_SECRET) {
 
 const pods = (...ordinals: number[]) => ordinals.map((o) => `openbao-server-${o}`);
 
-describe("the rollout of OpenBao's OnDelete StatefulSet", () => {
+// Each test has a world of its own: they run together, their deliberate timeouts overlapping.
+describe("the rollout of OpenBao's OnDelete StatefulSet", { concurrency: true }, () => {
     test("standbys one at a time, highest ordinal first, then the leader after a step-down; each back before the next", async () => {
         const { cluster, members, bao } = world();
         cluster.setTemplate("openbao-server-rev2");

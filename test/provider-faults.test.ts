@@ -45,34 +45,42 @@ const json = (res: http.ServerResponse, status: number, body: unknown, headers: 
     res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(JSON.stringify(body));
 
 describe("the HTTP client", () => {
-    test("a server that trickles bytes is cut off at the request's overall deadline, not waited on forever", async () => {
-        const timers: NodeJS.Timeout[] = [];
-        server.handler = (_req, res) => {
-            res.writeHead(200, { "Content-Type": "application/json" });
-            // A byte every 100 ms: never idle for the 1 s idle timeout.
-            const t = setInterval(() => res.write(" "), 100);
-            timers.push(t);
-            res.on("close", () => clearInterval(t));
-        };
-        const started = Date.now();
-        await assert.rejects(
-            httpRequest({ method: "GET", url: `${server.url}/slow`, timeoutMs: 1000, retries: 0 }),
-            /GET http:\/\/127\.0\.0\.1:\d+\/slow: the answer did not complete within 1000 ms/,
-        );
-        const took = Date.now() - started;
-        for (const t of timers) clearInterval(t);
-        assert.ok(took < 3000, `gave up after ${took} ms`);
-    });
+    // The two tests that must wait about a second each wait together, each on a server of its own.
+    describe("what takes a second", { concurrency: true }, () => {
+        const own = [new Scripted(), new Scripted()];
+        const [trickling, limiting] = own;
+        before(() => Promise.all(own.map((s) => s.start())));
+        after(() => Promise.all(own.map((s) => s.stop())));
 
-    test("429 with Retry-After is retried after the pause the server asked for", async () => {
-        let calls = 0;
-        server.handler = (_req, res) =>
-            ++calls === 1 ? json(res, 429, { error: "slow down" }, { "Retry-After": "1" }) : json(res, 200, { ok: true });
-        const started = Date.now();
-        const res = await httpRequest({ method: "GET", url: `${server.url}/limited`, timeoutMs: 2000, retries: 2, retryDelayMs: 5 });
-        assert.equal(res.status, 200);
-        assert.equal(calls, 2);
-        assert.ok(Date.now() - started >= 900, "waited for the Retry-After");
+        test("a server that trickles bytes is cut off at the request's overall deadline, not waited on forever", async () => {
+            const timers: NodeJS.Timeout[] = [];
+            trickling.handler = (_req, res) => {
+                res.writeHead(200, { "Content-Type": "application/json" });
+                // A byte every 100 ms: never idle for the 1 s idle timeout.
+                const t = setInterval(() => res.write(" "), 100);
+                timers.push(t);
+                res.on("close", () => clearInterval(t));
+            };
+            const started = Date.now();
+            await assert.rejects(
+                httpRequest({ method: "GET", url: `${trickling.url}/slow`, timeoutMs: 1000, retries: 0 }),
+                /GET http:\/\/127\.0\.0\.1:\d+\/slow: the answer did not complete within 1000 ms/,
+            );
+            const took = Date.now() - started;
+            for (const t of timers) clearInterval(t);
+            assert.ok(took < 3000, `gave up after ${took} ms`);
+        });
+
+        test("429 with Retry-After is retried after the pause the server asked for", async () => {
+            let calls = 0;
+            limiting.handler = (_req, res) =>
+                ++calls === 1 ? json(res, 429, { error: "slow down" }, { "Retry-After": "1" }) : json(res, 200, { ok: true });
+            const started = Date.now();
+            const res = await httpRequest({ method: "GET", url: `${limiting.url}/limited`, timeoutMs: 2000, retries: 2, retryDelayMs: 5 });
+            assert.equal(res.status, 200);
+            assert.equal(calls, 2);
+            assert.ok(Date.now() - started >= 900, "waited for the Retry-After");
+        });
     });
 
     test("a Retry-After beyond the bound fails at once, saying so", async () => {
