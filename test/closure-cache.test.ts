@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { DEFAULT_CLOSURE_CACHE_DIR, useClosureCache } from "../scripts/lib/closure-cache";
+import { CLOSURE_CACHE_KEPT, DEFAULT_CLOSURE_CACHE_DIR, useClosureCache } from "../scripts/lib/closure-cache";
 import { runProgram } from "../scripts/lib/mock-engine";
 import { REPO_ROOT } from "../scripts/lib/repo";
 
@@ -88,6 +88,24 @@ describe("the providers' code kept on disk for the mock engine", { concurrency: 
         const code = await withEdit("names.ts", (t) => `${t}export const UNUSED = 1;\n`, greeterCode);
         assert.equal(code, "exports.handler = 'from the cache';");
         assert.equal(stored().length, 1);
+    });
+
+    test("the folder keeps the most recently used texts, dropping the oldest beyond its bound", async () => {
+        const longAgo = new Date(Date.now() - 86_400_000);
+        for (let i = 0; i < CLOSURE_CACHE_KEPT; i++) {
+            const file = path.join(cache, `old-${String(i).padStart(3, "0")}.js`);
+            fs.writeFileSync(file, "exports.handler = 'old';");
+            fs.utimesSync(file, longAgo, new Date(longAgo.getTime() + i));
+        }
+        const code = await greeterCode();
+        const kept = fs.readdirSync(cache);
+        assert.equal(kept.length, CLOSURE_CACHE_KEPT);
+        assert.ok(!kept.includes("old-000.js"), "the least recently used text is gone");
+        assert.ok(kept.includes("old-001.js"));
+        assert.ok(
+            stored().some((f) => fs.readFileSync(f, "utf8") === code),
+            "the new text is kept",
+        );
     });
 
     test("a provider that captures a secret is serialized every time and never written to disk", async () => {

@@ -117,7 +117,12 @@ export function providerKey(entry: string, provider: object, how: string): strin
 export function cachedText(key: string): string | undefined {
     if (dir === undefined) return undefined;
     try {
-        return fs.readFileSync(path.join(dir, `${key}.js`), "utf8");
+        const file = path.join(dir, `${key}.js`);
+        const text = fs.readFileSync(file, "utf8");
+        // Marked as used: pruning drops the least recently used texts.
+        const now = new Date();
+        fs.utimesSync(file, now, now);
+        return text;
     } catch {
         return undefined;
     }
@@ -132,7 +137,20 @@ export function storeText(key: string, serialized: SerializedText): void {
         const temporary = path.join(dir, `${key}.${process.pid}.tmp`);
         fs.writeFileSync(temporary, serialized.text);
         fs.renameSync(temporary, path.join(dir, `${key}.js`));
+        prune(dir);
     } catch {
-        // A read-only node_modules: serialize every time, as without the cache.
+        // A folder that cannot be written: serialize every time, as without the cache.
     }
+}
+
+/** How many texts the folder keeps (six providers a revision: the last forty or so revisions). */
+export const CLOSURE_CACHE_KEPT = 256;
+const KEPT = CLOSURE_CACHE_KEPT;
+
+/** Drops the least recently used texts beyond KEPT, so that the folder does not grow without end. */
+function prune(folder: string): void {
+    const texts = fs.readdirSync(folder).filter((f) => f.endsWith(".js"));
+    if (texts.length <= KEPT) return;
+    const byAge = texts.map((f) => ({ f, t: fs.statSync(path.join(folder, f)).mtimeMs })).sort((a, b) => a.t - b.t);
+    for (const { f } of byAge.slice(0, texts.length - KEPT)) fs.rmSync(path.join(folder, f), { force: true });
 }
