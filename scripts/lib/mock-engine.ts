@@ -173,10 +173,10 @@ async function executeAlone(
 
 /**
  * The program's exported function and its entry module's resolved path (the closure cache keys
- * the program's code by it). This repository's program stays in the module cache (the unit tests
- * run it hundreds of times). Any other root (another revision's worktree) is loaded afresh: its modules are keyed
- * by its own paths, so it never shares state with this one, and purging first means a
- * directory reused for a different revision never runs stale code.
+ * the program's code by it). This repository's program stays in the module cache (the unit
+ * tests run it hundreds of times). Any other root (another revision's worktree) is loaded
+ * afresh: its modules are keyed by its own paths, so it never shares state with this one, and
+ * purging first means a directory reused for a different revision never runs stale code.
  */
 function loadProgram(root: string): { main: () => unknown; entry: string } {
     const dir = fs.realpathSync(root);
