@@ -51,13 +51,16 @@ export function judgeLock(lock: LockOwner, processes: Processes): LockVerdict {
     return { verdict: "live", why: `held by ${owner}, which is still running` };
 }
 
+/** The DIY backends' error for a locked stack (a lock file left by a killed run, or a running one). */
+export const LOCKED_STACK = /the stack is currently locked by \d+ lock/;
+
 /**
  * The locks a CLI error names (any backend without files this command can read):
  * the DIY backends' `the stack is currently locked by N lock(s)` message with one line per
  * lock, or Pulumi Cloud's conflict while another update runs (which names no process).
  */
 export function locksInMessage(text: string): LockOwner[] | undefined {
-    if (/the stack is currently locked by \d+ lock/.test(text)) {
+    if (LOCKED_STACK.test(text)) {
         return [...text.matchAll(/^\s*(\S+): created by (.*)@(\S+) \(pid (\d+)\) at (\S+)\s*$/gm)].map((m) => ({
             where: m[1],
             username: m[2],

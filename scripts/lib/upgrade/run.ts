@@ -10,6 +10,7 @@ import { RECEIPT } from "../../../components/bundle/receipt";
 import { readReceipt } from "../../../components/bundle/installed";
 import { kubernetesVersion, type CheckResult } from "../../../components/health/checks";
 import type { Settings } from "../../../config/settings";
+import { LOCKED_STACK } from "../recover/locks";
 import { computePlaneChecks, phaseChecks, receiptMatches, releasesDeployed, type Clusters } from "./checks";
 import { printPlan, runbookStep } from "./plan-report";
 import type { Engine } from "./engine";
@@ -240,7 +241,7 @@ interface StageContext {
 }
 
 /** The engine's errors after a killed `pulumi up` or upgrade, each of which `npm run recover` clears. */
-const INTERRUPTED_RUN = [/the stack is currently locked/, /cannot re-use a name that is still in use/, /failed to load checkpoint/];
+const INTERRUPTED_RUN = [LOCKED_STACK, /cannot re-use a name that is still in use/, /failed to load checkpoint/];
 
 /** One stage's work; returns a note for the record, throws StageFailure (or the engine's error) on failure. */
 async function runStage(id: StageId, ctx: StageContext): Promise<string | undefined> {
