@@ -50,6 +50,14 @@ const isLocal = (file: string) => !file.split(path.sep).includes("node_modules")
 
 /** Digests by loaded module: a module reloaded (another revision's program) is a new object. */
 const digests = new WeakMap<NodeModule, string>();
+/** Each loaded module's file content digest: the providers' module graphs share most modules. */
+const contents = new WeakMap<NodeModule, string>();
+
+function contentDigest(loaded: NodeModule): string {
+    let digest = contents.get(loaded);
+    if (digest === undefined) contents.set(loaded, (digest = sha256(fs.readFileSync(loaded.filename))));
+    return digest;
+}
 
 /**
  * What the code of the loaded module `file` is: the path (relative to `root`, the program's
@@ -69,7 +77,7 @@ export function codeDigest(file: string, root: string): string {
         const loaded = pending.pop()!;
         if (seen.has(loaded)) continue;
         seen.add(loaded);
-        parts.push(`${path.relative(root, loaded.filename)} ${sha256(fs.readFileSync(loaded.filename))}`);
+        parts.push(`${path.relative(root, loaded.filename)} ${contentDigest(loaded)}`);
         pending.push(...loaded.children.filter((child) => isLocal(child.filename)));
     }
     parts.sort();
