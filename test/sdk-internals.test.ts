@@ -63,6 +63,26 @@ describe(`the SDK internals the mock engine uses (@pulumi/pulumi ${SDK_VERSION})
         assert.match(dynamic, /require\("\.\.\/runtime\/closure\/serializeClosure"\)[\s\S]*sc\.serializeFunction\(/);
     });
 
+    test("runtime/debuggable exports debuggablePromise as a replaceable property, which the runtime looks up at each call", () => {
+        const module = require("@pulumi/pulumi/runtime/debuggable") as Record<string, unknown>;
+        assert.deepEqual(missing(module, ["debuggablePromise"]), [], "debuggablePromise gone from runtime/debuggable");
+        assert.equal(
+            Object.getOwnPropertyDescriptor(module, "debuggablePromise")?.writable,
+            true,
+            "debuggablePromise is no longer writable",
+        );
+        // Each runtime module that calls it holds the module, not the function (the probe's run below sees the replacement).
+        for (const file of ["resource", "rpc", "settings", "invoke", "callbacks"]) {
+            const text = fs.readFileSync(require.resolve(`@pulumi/pulumi/runtime/${file}`), "utf8");
+            const uses = text.match(/\bdebuggablePromise\b/g)?.length ?? 0;
+            const throughModule = text.match(/\bdebuggable_1\.debuggablePromise\(/g)?.length ?? 0;
+            assert.ok(
+                uses > 0 && uses === throughModule,
+                `runtime/${file}.js: ${throughModule} of ${uses} uses of debuggablePromise go through the module`,
+            );
+        }
+    });
+
     test("Error.stackTraceLimit and process.setSourceMapsEnabled/sourceMapsEnabled exist", () => {
         assert.equal(typeof Error.stackTraceLimit, "number");
         assert.equal(typeof process.setSourceMapsEnabled, "function");
@@ -114,16 +134,25 @@ describe("the mock engine on a probe program (test/fixtures/sdk-probe)", () => {
         assert.equal(run.outputs.answer, 42);
     });
 
-    test("stack traces and source maps are off during a run only", async () => {
+    test("stack traces, source maps and promise leak tracking are off during a run only", async () => {
         const limit = Error.stackTraceLimit;
         const sourceMaps = process.sourceMapsEnabled;
+        const debuggable = require("@pulumi/pulumi/runtime/debuggable") as {
+            debuggablePromise: (p: Promise<unknown>, ctx: string) => Promise<unknown>;
+        };
+        const tracked = (): boolean => {
+            const promise = Promise.resolve();
+            return debuggable.debuggablePromise(promise, "probe") !== promise;
+        };
         try {
             Error.stackTraceLimit = 17;
             process.setSourceMapsEnabled(true);
+            assert.ok(tracked(), "outside a run, the SDK's debuggablePromise no longer returns a tracking promise");
             const run = await runProgram({}, [], "probe-restore", PROBE);
-            assert.deepEqual(run.outputs, { answer: 42, stackTraceLimit: 0, sourceMapsEnabled: false });
+            assert.deepEqual(run.outputs, { answer: 42, stackTraceLimit: 0, sourceMapsEnabled: false, promisesTracked: false });
             assert.equal(Error.stackTraceLimit, 17);
             assert.equal(process.sourceMapsEnabled, true);
+            assert.ok(tracked(), "promise leak tracking is still off after the run");
         } finally {
             Error.stackTraceLimit = limit;
             process.setSourceMapsEnabled(sourceMaps);

@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { mockCall, mockState } from "./mock-providers";
 import { REPO_ROOT } from "./repo";
 import { unwrapSecrets } from "./secret-envelope";
-import { watchMonitor, withProviderCache, withoutSourceMaps, withoutStackTraces } from "./sdk-internals";
+import { watchMonitor, withProviderCache, withoutPromiseLeakTracking, withoutSourceMaps, withoutStackTraces } from "./sdk-internals";
 import { projectName, type StackConfig } from "./stack-config";
 
 /** A resource as the program registered it, with what the engine would see. */
@@ -78,7 +78,9 @@ function execute(config: StackConfig, secretKeys: string[], stack: string, root:
     const key = root === REPO_ROOT ? runKey(config, secretKeys, stack) : undefined;
     const cached = key === undefined ? undefined : runs.get(key);
     if (cached) return cached;
-    const run = running.then(() => withoutSourceMaps(() => executeAlone(config, secretKeys, stack, root)));
+    const run = running.then(() =>
+        withoutSourceMaps(() => withoutPromiseLeakTracking(() => executeAlone(config, secretKeys, stack, root))),
+    );
     running = run.catch(() => undefined);
     if (key !== undefined) runs.set(key, run);
     return run;
