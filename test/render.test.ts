@@ -15,6 +15,7 @@ import { runOrFailHere } from "./support/program-runs";
 import { formatJson } from "../scripts/lib/format-json";
 import { formatMermaid } from "../scripts/lib/format-mermaid";
 import { formatValues } from "../scripts/lib/format-values";
+import { TSX_NODE_ARGS } from "../scripts/lib/repo";
 import { toRenderedStack } from "../scripts/lib/render";
 import { renderCli } from "../scripts/lib/render-cli";
 import { HELM_RELEASE, RenderedStack, SECRET } from "../scripts/lib/rendered";
@@ -230,7 +231,7 @@ describe("render: the command", () => {
     const entryPoints = ["scripts/render.ts", "scripts/plan-diff.ts"].map((script) =>
         inBackground(async () => ({
             script,
-            ...(await runToEnd(process.execPath, ["--import", "tsx", script, "--stack", "dev", "--format", "nope"], { cwd: ROOT })),
+            ...(await runToEnd(process.execPath, [...TSX_NODE_ARGS, script, "--stack", "dev", "--format", "nope"], { cwd: ROOT })),
         })),
     );
     test("the npm scripts' entry points pass the exit code on", async () => {

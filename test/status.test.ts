@@ -15,6 +15,7 @@ import { installedReleases, releaseDrift, type DesiredRelease, type InstalledRel
 import type { Kube } from "../components/health/kube-client";
 import { receiptData } from "../components/bundle/receipt";
 import { statusCli } from "../scripts/lib/status-cli";
+import { TSX_NODE_ARGS } from "../scripts/lib/repo";
 import { formatStatusJson, formatTable } from "../scripts/lib/status-format";
 import { exitCode, type StatusReport } from "../scripts/lib/status-run";
 import { stackSettings } from "../scripts/lib/stack-settings";
@@ -281,7 +282,7 @@ function healthyCluster(api: FakeKubeApi, targets: readonly StatusTarget[]): voi
 
 /** The command as `npm run status` runs it, in a child process (the fake API server answers from this one). */
 function status(...argv: string[]): Promise<Finished> {
-    return runToEnd(process.execPath, ["--import", "tsx", "scripts/status.ts", ...argv], {
+    return runToEnd(process.execPath, [...TSX_NODE_ARGS, "scripts/status.ts", ...argv], {
         cwd: ROOT,
         env: { ...process.env, KUBECONFIG: "/nonexistent" },
     });

@@ -10,6 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { planWorkflow } from "../scripts/lib/workflow/plan";
+import { TSX_NODE_ARGS } from "../scripts/lib/repo";
 import { inBackground, runToEnd, type Finished } from "./support/background";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -78,7 +79,7 @@ function workflowRun(workflow: string): Promise<Finished> {
             fs.writeFileSync(path.join(repo, "w.yml"), workflow);
             await git("add", "w.yml");
             await git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "w");
-            return await runToEnd(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts", "run-workflow.ts"), "w.yml"], {
+            return await runToEnd(process.execPath, [...TSX_NODE_ARGS, path.join(ROOT, "scripts", "run-workflow.ts"), "w.yml"], {
                 cwd: repo,
             });
         } finally {

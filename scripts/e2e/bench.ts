@@ -8,10 +8,11 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { TSX_NODE_ARGS } from "../lib/repo";
 
 const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-bench-e2e-")), "bench.json");
 const repo = path.resolve(__dirname, "..", "..");
-const run = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-reporter=dot", "test/e2e/e2e.test.ts"], {
+const run = spawnSync(process.execPath, [...TSX_NODE_ARGS, "--test", "--test-reporter=dot", "test/e2e/e2e.test.ts"], {
     cwd: repo,
     stdio: ["ignore", "inherit", "inherit"],
     env: { ...process.env, NVCF_E2E: "1", E2E_BENCH_OUT: out },

@@ -7,6 +7,7 @@
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { findTools } from "./tools";
+import { TSX_NODE_ARGS } from "../lib/repo";
 
 const BUILD = "build them once per machine with scripts/e2e/build-tools.sh (about 70 min cold), see README, End-to-end suite";
 
@@ -28,7 +29,7 @@ function main(argv: readonly string[]): number {
     // One file at a time: the OpenBao suites both serve their fake members on this machine's port 8200.
     const res = spawnSync(
         process.execPath,
-        ["--import", "tsx", "--test", "--test-concurrency=1", "--test-reporter=spec", "test/e2e/*.test.ts"],
+        [...TSX_NODE_ARGS, "--test", "--test-concurrency=1", "--test-reporter=spec", "test/e2e/*.test.ts"],
         {
             cwd: root,
             stdio: "inherit",

@@ -8,6 +8,7 @@
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { findParityTools } from "./tools";
+import { TSX_NODE_ARGS } from "../lib/repo";
 
 const HOW =
     "build the tools once with scripts/parity/build-tools.sh (about 30 min cold) and set NVCF_BUNDLE to a checkout or git directory of NVIDIA/nvcf; see docs/testing.md";
@@ -29,7 +30,7 @@ function main(argv: readonly string[]): number {
     const root = path.resolve(__dirname, "..", "..");
     const res = spawnSync(
         process.execPath,
-        ["--import", "tsx", "--experimental-test-isolation=none", "--test", "--test-reporter=spec", "test/parity/*.test.ts"],
+        [...TSX_NODE_ARGS, "--experimental-test-isolation=none", "--test", "--test-reporter=spec", "test/parity/*.test.ts"],
         { cwd: root, stdio: "inherit", env: { ...process.env, NVCF_PARITY: "1" } },
     );
     if (res.error) throw res.error;

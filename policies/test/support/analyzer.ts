@@ -16,6 +16,7 @@ import {
 } from "@pulumi/pulumi/proto/analyzer_pb";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct, type JavaScriptValue } from "google-protobuf/google/protobuf/struct_pb";
+import { TSX_NODE_ARGS } from "../../../scripts/lib/repo";
 import { fixtureUrn, type FixtureResource } from "./args";
 
 const PACK_DIR = path.resolve(__dirname, "..", "..");
@@ -28,7 +29,7 @@ export interface Served {
 /** Starts the pack; resolves once it printed its port, as the CLI waits for. */
 export function servePack(): Promise<Served> {
     // The pack reads its version from package.json in the working directory, as under the CLI.
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "index.ts"], {
+    const child: ChildProcess = spawn(process.execPath, [...TSX_NODE_ARGS, "index.ts"], {
         cwd: PACK_DIR,
         stdio: ["ignore", "pipe", "pipe"],
     });
