@@ -83,6 +83,14 @@ describe(`the SDK internals the mock engine uses (@pulumi/pulumi ${SDK_VERSION})
         }
     });
 
+    test("Resource's constructor takes its source position from its static stackTrace, a replaceable property", () => {
+        const resource = require("@pulumi/pulumi").Resource as Record<string, unknown>;
+        assert.deepEqual(missing(resource, ["stackTrace"]), [], "Resource.stackTrace is gone");
+        assert.equal(Object.getOwnPropertyDescriptor(resource, "stackTrace")?.writable, true, "Resource.stackTrace is no longer writable");
+        const text = fs.readFileSync(require.resolve("@pulumi/pulumi/resource"), "utf8");
+        assert.match(text, /const stackTrace = Resource\.stackTrace\(\d+\);/, "the constructor no longer calls Resource.stackTrace");
+    });
+
     test("Error.stackTraceLimit and process.setSourceMapsEnabled/sourceMapsEnabled exist", () => {
         assert.equal(typeof Error.stackTraceLimit, "number");
         assert.equal(typeof process.setSourceMapsEnabled, "function");
@@ -134,7 +142,7 @@ describe("the mock engine on a probe program (test/fixtures/sdk-probe)", () => {
         assert.equal(run.outputs.answer, 42);
     });
 
-    test("stack traces, source maps and promise leak tracking are off during a run only", async () => {
+    test("stack traces, source positions, source maps and promise leak tracking are off during a run only", async () => {
         const limit = Error.stackTraceLimit;
         const sourceMaps = process.sourceMapsEnabled;
         const debuggable = require("@pulumi/pulumi/runtime/debuggable") as {
@@ -149,10 +157,18 @@ describe("the mock engine on a probe program (test/fixtures/sdk-probe)", () => {
             process.setSourceMapsEnabled(true);
             assert.ok(tracked(), "outside a run, the SDK's debuggablePromise no longer returns a tracking promise");
             const run = await runProgram({}, [], "probe-restore", PROBE);
-            assert.deepEqual(run.outputs, { answer: 42, stackTraceLimit: 0, sourceMapsEnabled: false, promisesTracked: false });
+            assert.deepEqual(run.outputs, {
+                answer: 42,
+                stackTraceLimit: 0,
+                sourceMapsEnabled: false,
+                promisesTracked: false,
+                resourceStackFrames: 0,
+            });
             assert.equal(Error.stackTraceLimit, 17);
             assert.equal(process.sourceMapsEnabled, true);
             assert.ok(tracked(), "promise leak tracking is still off after the run");
+            const resource = require("@pulumi/pulumi").Resource as { stackTrace(skip: number): unknown[] };
+            assert.ok(resource.stackTrace(0).length > 0, "resources' source positions are still off after the run");
         } finally {
             Error.stackTraceLimit = limit;
             process.setSourceMapsEnabled(sourceMaps);
