@@ -92,6 +92,9 @@ class Runner {
     async end(): Promise<void> {
         if (!this.child.connected) return;
         const exited = new Promise((resolve) => this.child.once("exit", resolve));
+        // Held until it exits: with nothing else to wait for, the process would end here, before
+        // the `after` hooks registered after this one (other files' clean-ups) ran.
+        this.child.ref();
         this.child.disconnect();
         await exited;
     }
