@@ -15,6 +15,7 @@ import { benchCli } from "../scripts/lib/bench-cli";
 import { endQuietlyWhenReaderCloses } from "../scripts/lib/pipes";
 import { planDiffCli } from "../scripts/lib/plan-diff-cli";
 import { renderCli } from "../scripts/lib/render-cli";
+import { takeReusableDir } from "../scripts/lib/reusable-dir";
 import { inBackground, runToEnd, type Finished } from "./support/background";
 import { capture } from "./support/capture";
 import { runOrFailHere } from "./support/program-runs";
@@ -45,6 +46,16 @@ async function inTempDir<T>(prefix: string, use: (dir: string) => Promise<T>): P
         return await use(dir);
     } finally {
         fs.rmSync(dir, { recursive: true, force: true });
+    }
+}
+
+/** The same, in a directory at the same path each run (scripts/lib/reusable-dir.ts). */
+async function inReusableDir<T>(name: string, use: (dir: string) => Promise<T>): Promise<T> {
+    const { dir, release } = takeReusableDir(name);
+    try {
+        return await use(dir);
+    } finally {
+        release();
     }
 }
 
@@ -156,8 +167,9 @@ describe("the command lines", () => {
         });
 
         const planDiffOfNoChange = inBackground(() =>
-            // plan-diff needs a repository with history; a clone keeps this one's untouched.
-            inTempDir("nvcf-cli-test-", async (tmp) => {
+            // plan-diff needs a repository with history; a clone keeps this one's untouched (at
+            // the same path each run, where its modules load compiled).
+            inReusableDir("nvcf-cli-test-plan-diff", async (tmp) => {
                 const repo = path.join(tmp, "repo");
                 const clone = await sh(`git clone --quiet ${ROOT} ${repo}`, {}, tmp);
                 assert.equal(clone.code, 0, clone.stderr);

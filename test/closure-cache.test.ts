@@ -9,29 +9,32 @@
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, beforeEach, describe, test } from "node:test";
 import { CLOSURE_CACHE_KEPT, DEFAULT_CLOSURE_CACHE_DIR, useClosureCache } from "../scripts/lib/closure-cache";
 import { runProgram } from "../scripts/lib/mock-engine";
 import { REPO_ROOT } from "../scripts/lib/repo";
+import { takeReusableDir, type ReusableDir } from "../scripts/lib/reusable-dir";
 
 const FIXTURE = path.join(__dirname, "fixtures", "closure-probe");
 
 describe("the providers' code kept on disk for the mock engine", { concurrency: false }, () => {
+    let workDir: ReusableDir;
     let work: string;
     let program: string;
     let cache: string;
 
     before(() => {
-        work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-closure-cache-"));
+        // The same path each run: the copy's modules load compiled.
+        workDir = takeReusableDir("nvcf-closure-cache");
+        work = workDir.dir;
         program = path.join(work, "program");
         fs.cpSync(FIXTURE, program, { recursive: true });
         fs.symlinkSync(path.join(REPO_ROOT, "node_modules"), path.join(program, "node_modules"));
     });
     after(() => {
         useClosureCache(DEFAULT_CLOSURE_CACHE_DIR);
-        fs.rmSync(work, { recursive: true, force: true });
+        workDir.release();
     });
     beforeEach(() => {
         cache = fs.mkdtempSync(path.join(work, "cache-"));

@@ -17,6 +17,7 @@ import { formatDiffMarkdown } from "../scripts/lib/format-diff-markdown";
 import { formatDiffText } from "../scripts/lib/format-diff-text";
 import { git } from "../scripts/lib/git-checkout";
 import { planDiffCli } from "../scripts/lib/plan-diff-cli";
+import { takeReusableDir, type ReusableDir } from "../scripts/lib/reusable-dir";
 import { renderStack, toRenderedStack } from "../scripts/lib/render";
 import { RenderedResource, RenderedStack } from "../scripts/lib/rendered";
 import { formatPath } from "../scripts/lib/value-diff";
@@ -70,8 +71,12 @@ function leftoverCheckouts(): string[] {
     return fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith("plan-diff-"));
 }
 
+let tmpDir: ReusableDir;
+
 before(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-plan-diff-test-"));
+    // The same path each run: the clone's checkouts and the small program below load compiled.
+    tmpDir = takeReusableDir("nvcf-plan-diff-test");
+    tmp = tmpDir.dir;
     repo = path.join(tmp, "repo");
     git(tmp, ["clone", "--quiet", ROOT, repo]);
     // As the CLI does for its checkout: the program resolves its SDK from this repository's.
@@ -85,9 +90,7 @@ before(() => {
     });
 });
 
-after(() => {
-    fs.rmSync(tmp, { recursive: true, force: true });
-});
+after(() => tmpDir.release());
 
 describe("plan-diff: what a change to the stack file does", () => {
     before(async () => {

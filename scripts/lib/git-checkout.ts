@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
+import { takeReusableDir } from "./reusable-dir";
 
 /** Runs git and returns its trimmed output; a failure carries git's own message. */
 export function git(cwd: string, args: readonly string[]): string {
@@ -28,12 +28,14 @@ export function resolveCommit(dir: string, ref: string): string {
  * there (the same place relative to the repository as `dir`). That checkout gets a link to
  * `dir`'s node_modules: the render code and its SDK come from the working tree, so an old
  * revision renders with the same tools, and the mocks reach its program. The worktree is
- * removed afterwards, also on error and on Ctrl-C.
+ * removed afterwards, also on error and on Ctrl-C. Its path is the commit's tree's (content,
+ * not history): the next diff against the same files finds the program's modules compiled.
  */
 export async function withCheckout<T>(dir: string, commit: string, use: (programDir: string) => Promise<T>): Promise<T> {
     const top = git(dir, ["rev-parse", "--show-toplevel"]);
     const relative = path.relative(fs.realpathSync(top), fs.realpathSync(dir));
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "plan-diff-"));
+    const treeHash = git(top, ["rev-parse", "--verify", "--end-of-options", `${commit}^{tree}`]);
+    const { dir: tmp, release } = takeReusableDir(`plan-diff-${treeHash.slice(0, 16)}`);
     const tree = path.join(tmp, "tree");
     const programDir = path.join(tree, relative);
     const link = path.join(programDir, "node_modules");
@@ -49,7 +51,7 @@ export async function withCheckout<T>(dir: string, commit: string, use: (program
         } catch {
             // Not registered (add failed) or already gone: the directory removal below suffices.
         }
-        fs.rmSync(tmp, { recursive: true, force: true });
+        release();
         try {
             git(top, ["worktree", "prune"]);
         } catch {
@@ -63,7 +65,8 @@ export async function withCheckout<T>(dir: string, commit: string, use: (program
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
     try {
-        git(top, ["worktree", "add", "--detach", "--quiet", tree, commit]);
+        // --force: a run killed outright leaves its worktree registered; this path may be that one.
+        git(top, ["worktree", "add", "--force", "--detach", "--quiet", tree, commit]);
         const modules = path.join(dir, "node_modules");
         if (fs.existsSync(programDir) && fs.existsSync(modules)) fs.symlinkSync(fs.realpathSync(modules), link, "dir");
         return await use(programDir);
