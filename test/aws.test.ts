@@ -28,7 +28,7 @@ async function run(extra: Record<string, unknown> = {}, cp: Record<string, unkno
 
 const byType = (r: ProgramRun, type: string) => r.resources.filter((x) => x.type === type);
 
-// The tests of a suite start together: their program runs go to the two children of
+// The tests of a suite start together: their program runs reach the children of
 // test/support/program-runs.ts at once, and they read nothing another test changes.
 describe("EKS clusters by name", { concurrency: true }, () => {
     test("the control plane's provider: endpoint and CA from the lookup, an aws eks get-token exec credential, a stable identifier", async () => {

@@ -26,7 +26,7 @@ before(async () => {
     dev = await runDev();
 });
 
-// The tests of a suite start together: their program runs go to the two children of
+// The tests of a suite start together: their program runs reach the children of
 // test/support/program-runs.ts at once, and they read nothing another test changes.
 describe("optional releases follow their conditions", { concurrency: true }, () => {
     test("observability.profile disabled drops the monitoring stack and the function autoscaler", async () => {

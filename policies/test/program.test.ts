@@ -27,7 +27,7 @@ const show = (violations: Violation[]) =>
         1,
     );
 
-// The tests of a suite start together: their program runs go to the two children of
+// The tests of a suite start together: their program runs reach the children of
 // test/support/program-runs.ts at once, and they read nothing another test changes.
 describe("the pack on the program's stacks", { concurrency: true }, () => {
     it("finds the repository's stack files", () => {

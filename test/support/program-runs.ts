@@ -16,6 +16,7 @@
  * process can do; so does every run of another directory (plan-diff's checkouts, fixtures).
  */
 import { fork, type ChildProcess } from "node:child_process";
+import * as os from "node:os";
 import * as path from "node:path";
 import { after } from "node:test";
 import { devWith } from "../../scripts/lib/dev-stack";
@@ -29,8 +30,14 @@ const CHILD_MARK = "NVCF_PROGRAM_RUN_CHILD";
 if (process.env[CHILD_MARK])
     throw new Error("a program-run child loaded program-runs.ts; it takes what it needs from program-runs-protocol.ts");
 
-/** How many children run programs: two, for the suites whose tests run concurrently on 2 cores. */
-const CHILDREN = 2;
+/**
+ * How many children run programs: the cores beside the test process's, at most two. On 2 cores,
+ * one: a run of the dev stack takes about 80 ms there, one child keeps up with the suites that
+ * ask for many at once, and a second loaded the SDKs and the program again (about 2 s of CPU)
+ * on the core the test process needs (`npm run bench:test`, six runs of each, alternated: about
+ * a second less wall time, 2 s less CPU, with one).
+ */
+const CHILDREN = Math.min(2, Math.max(1, os.availableParallelism() - 1));
 
 /** One child process and the requests it has not answered yet. */
 class Runner {
