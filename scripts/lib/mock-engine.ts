@@ -9,7 +9,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { mockCall, mockState } from "./mock-providers";
 import { REPO_ROOT } from "./repo";
 import { unwrapSecrets } from "./secret-envelope";
-import { watchMonitor, withProviderCache, withoutPromiseLeakTracking, withoutSourceMaps, withoutStackTraces } from "./sdk-internals";
+import { watchMonitor, withProviderCache, withoutPromiseLeakTracking, withoutStackTraces } from "./sdk-internals";
+import { withoutSourceMaps } from "./source-maps";
 import { projectName, type StackConfig } from "./stack-config";
 
 /** A resource as the program registered it, with what the engine would see. */

@@ -8,6 +8,7 @@ import { formatDiffText } from "./format-diff-text";
 import { resolveCommit, withCheckout } from "./git-checkout";
 import { RenderedStack } from "./rendered";
 import { hasStack, stackFile } from "./stack-file";
+import { withoutSourceMaps } from "./source-maps";
 
 const USAGE =
     "usage: npm run --silent plan-diff -- --stack <name> --base <git-ref> [--format text|markdown]\n" +
@@ -71,7 +72,7 @@ export async function planDiffCli(argv: readonly string[], io: Io, env: NodeJS.P
 
     try {
         // Loaded only now: the SDK takes seconds to load, and a typo above should fail at once.
-        const render: Render = await import("./render");
+        const render: Render = await withoutSourceMaps(() => import("./render"));
         const before = await withCheckout(root, commit, async (dir) => {
             try {
                 return await renderSide(render, `at ${base}`, dir, side);

@@ -18,6 +18,7 @@ import { formatValues } from "./format-values";
 import type { RenderOptions } from "./render";
 import { RenderedStack } from "./rendered";
 import { hasStack, stackFile } from "./stack-file";
+import { withoutSourceMaps } from "./source-maps";
 
 const USAGE =
     "usage: npm run --silent render -- --stack <name> [--out <file>] [--format json|mermaid|values]\n" +
@@ -87,7 +88,7 @@ export async function renderCli(
     }
 
     // Loaded only now: the SDK takes seconds to load, and a typo above should fail at once.
-    const render: typeof import("./render") = await import("./render");
+    const render: typeof import("./render") = await withoutSourceMaps(() => import("./render"));
     let text: string;
     try {
         const { rendered, assumed } = await renderAssumingSecrets(render, { root, stack, assumeSecrets, run }, autoAssume);

@@ -133,23 +133,6 @@ export function watchMonitor(hooks: MonitorHooks): MonitorWatch {
     };
 }
 
-/**
- * Runs `work` with source maps off, then restores the setting (also on error). With them on,
- * Node reads and keeps the source map of every module it loads, and a first run loads the
- * providers' SDKs and the program (through tsx): about a second more for `npm run render` of
- * the dev stack (measured with `npm run bench`). The setting is process-wide, so anything else
- * running in the meantime gets unmapped stack traces; the engine runs one program at a time.
- */
-export async function withoutSourceMaps<T>(work: () => Promise<T>): Promise<T> {
-    const enabled = process.sourceMapsEnabled;
-    process.setSourceMapsEnabled(false);
-    try {
-        return await work();
-    } finally {
-        process.setSourceMapsEnabled(enabled);
-    }
-}
-
 /** The SDK's Resource class with its private `stackTrace`, or an error naming what is gone. */
 function resourceStackTrace(): { stackTrace: (skip: number) => unknown[] } {
     const resource = pulumi.Resource as unknown as { stackTrace?: unknown };
@@ -167,7 +150,7 @@ function resourceStackTrace(): { stackTrace: (skip: number) => unknown[] } {
  * each resource it captures another (its source position, which the engine shows in its
  * diagnostics; the mock engine records none), with the limit set to infinity for that one:
  * Resource's static `stackTrace`, which its constructor looks up at each call, returns none
- * instead; that was a seventh of a run's CPU (sampled). Process-wide, like the source maps above:
+ * instead; that was a seventh of a run's CPU (sampled). Process-wide, like the source maps (source-maps.ts):
  * errors created in the meantime, the program's included, carry no stack frames.
  */
 export async function withoutStackTraces<T>(work: () => Promise<T>): Promise<T> {

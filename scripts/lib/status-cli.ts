@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Io, parseOptions, readCommandLine, reportUsageError, required, UsageError } from "./cli";
 import { checkPlaneNames, givenKubeconfigs, KUBECONFIG_OPTIONS } from "./kubeconfig-options";
 import { hasStack, stackFile } from "./stack-file";
+import { withoutSourceMaps } from "./source-maps";
 import type { Connect, StatusReport } from "./status-run";
 import type { GivenKubeconfigs } from "./status-targets";
 
@@ -93,10 +94,10 @@ export async function statusCli(
     if ("exit" in line) return line.exit;
     const options: Options = line.options;
     // Loaded only now: the program's modules take a second or two, and a typo above should fail at once.
-    const { stackSettings } = await import("./stack-settings");
-    const { statusTargets } = await import("./status-targets");
-    const { connectWithKubeconfig, exitCode, statusRound } = await import("./status-run");
-    const { formatStatusJson, formatTable } = await import("./status-format");
+    const [{ stackSettings }, { statusTargets }, { connectWithKubeconfig, exitCode, statusRound }, { formatStatusJson, formatTable }] =
+        await withoutSourceMaps(() =>
+            Promise.all([import("./stack-settings"), import("./status-targets"), import("./status-run"), import("./status-format")]),
+        );
     let targets;
     try {
         const { settings, secretKeys } = stackSettings(options.root, options.stack);
