@@ -14,11 +14,10 @@ const FIXTURE = path.join(ROOT, "test", "fixtures", "tsx-lexer");
 const PRELOAD_FILE = "./scripts/tsx-lexer.mjs";
 const PRELOAD = `--import ${PRELOAD_FILE}`;
 
-const lexerPath = import(path.join(ROOT, "scripts", "tsx-lexer.mjs")).then((m: { tsxLexerPath(): string | undefined }) => m.tsxLexerPath());
-
 // Started as the file loads (test/support/background.ts says why).
 const withPreload = inBackground(async () => {
-    const lexer = await lexerPath;
+    const { tsxLexerPath } = (await import(path.join(ROOT, "scripts", "tsx-lexer.mjs"))) as { tsxLexerPath(): string | undefined };
+    const lexer = tsxLexerPath();
     assert.ok(lexer, "no dist/lexer-<hash>.cjs in tsx: scripts/tsx-lexer.mjs waits for nothing");
     return runToEnd(
         process.execPath,
