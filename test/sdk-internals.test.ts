@@ -19,6 +19,12 @@ function missing(target: Record<string, unknown>, names: readonly string[]): str
     return names.filter((name) => typeof target[name] !== "function");
 }
 
+/** `name` is a function of `target` that an assignment replaces (a writable property), as the engine does. */
+function assertReplaceable(target: Record<string, unknown>, name: string, where: string): void {
+    assert.deepEqual(missing(target, [name]), [], `${name} gone from ${where}`);
+    assert.equal(Object.getOwnPropertyDescriptor(target, name)?.writable, true, `${name} of ${where} is no longer writable`);
+}
+
 describe(`the SDK internals the mock engine uses (@pulumi/pulumi ${SDK_VERSION})`, () => {
     test("runtime/settings exports getMonitor and waitForRPCs", () => {
         const settings = require("@pulumi/pulumi/runtime/settings") as Record<string, unknown>;
@@ -51,12 +57,10 @@ describe(`the SDK internals the mock engine uses (@pulumi/pulumi ${SDK_VERSION})
     });
 
     test("runtime/closure/serializeClosure exports serializeFunction as a replaceable property (the providers' code cache wraps it)", () => {
-        const module = require("@pulumi/pulumi/runtime/closure/serializeClosure") as Record<string, unknown>;
-        assert.deepEqual(missing(module, ["serializeFunction"]), [], "serializeFunction gone from runtime/closure/serializeClosure");
-        assert.equal(
-            Object.getOwnPropertyDescriptor(module, "serializeFunction")?.writable,
-            true,
-            "serializeFunction is no longer writable",
+        assertReplaceable(
+            require("@pulumi/pulumi/runtime/closure/serializeClosure"),
+            "serializeFunction",
+            "runtime/closure/serializeClosure",
         );
         // The dynamic resources look it up on the module at each call (test/closure-cache.test.ts sees a cached text arrive).
         const dynamic = fs.readFileSync(require.resolve("@pulumi/pulumi/dynamic"), "utf8");
@@ -64,13 +68,7 @@ describe(`the SDK internals the mock engine uses (@pulumi/pulumi ${SDK_VERSION})
     });
 
     test("runtime/debuggable exports debuggablePromise as a replaceable property, which the runtime looks up at each call", () => {
-        const module = require("@pulumi/pulumi/runtime/debuggable") as Record<string, unknown>;
-        assert.deepEqual(missing(module, ["debuggablePromise"]), [], "debuggablePromise gone from runtime/debuggable");
-        assert.equal(
-            Object.getOwnPropertyDescriptor(module, "debuggablePromise")?.writable,
-            true,
-            "debuggablePromise is no longer writable",
-        );
+        assertReplaceable(require("@pulumi/pulumi/runtime/debuggable"), "debuggablePromise", "runtime/debuggable");
         // Each runtime module that calls it holds the module, not the function (the probe's run below sees the replacement).
         for (const file of ["resource", "rpc", "settings", "invoke", "callbacks"]) {
             const text = fs.readFileSync(require.resolve(`@pulumi/pulumi/runtime/${file}`), "utf8");
@@ -84,9 +82,7 @@ describe(`the SDK internals the mock engine uses (@pulumi/pulumi ${SDK_VERSION})
     });
 
     test("Resource's constructor takes its source position from its static stackTrace, a replaceable property", () => {
-        const resource = require("@pulumi/pulumi").Resource as Record<string, unknown>;
-        assert.deepEqual(missing(resource, ["stackTrace"]), [], "Resource.stackTrace is gone");
-        assert.equal(Object.getOwnPropertyDescriptor(resource, "stackTrace")?.writable, true, "Resource.stackTrace is no longer writable");
+        assertReplaceable(require("@pulumi/pulumi").Resource, "stackTrace", "the Resource class");
         const text = fs.readFileSync(require.resolve("@pulumi/pulumi/resource"), "utf8");
         assert.match(text, /const stackTrace = Resource\.stackTrace\(\d+\);/, "the constructor no longer calls Resource.stackTrace");
     });
