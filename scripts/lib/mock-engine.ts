@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { mockCall, mockState } from "./mock-providers";
 import { REPO_ROOT } from "./repo";
 import { unwrapSecrets } from "./secret-envelope";
-import { watchMonitor, withProviderCache, withoutPromiseLeakTracking, withoutStackTraces } from "./sdk-internals";
+import { watchMonitor, withoutDiagnostics, withProviderCache } from "./sdk-internals";
 import { withoutSourceMaps } from "./source-maps";
 import { projectName, type StackConfig } from "./stack-config";
 
@@ -79,9 +79,7 @@ function execute(config: StackConfig, secretKeys: string[], stack: string, root:
     const key = root === REPO_ROOT ? runKey(config, secretKeys, stack) : undefined;
     const cached = key === undefined ? undefined : runs.get(key);
     if (cached) return cached;
-    const run = running.then(() =>
-        withoutSourceMaps(() => withoutPromiseLeakTracking(() => executeAlone(config, secretKeys, stack, root))),
-    );
+    const run = running.then(() => withoutSourceMaps(() => executeAlone(config, secretKeys, stack, root)));
     running = run.catch(() => undefined);
     if (key !== undefined) runs.set(key, run);
     return run;
@@ -160,7 +158,7 @@ async function executeAlone(
 
     const { main, entry } = loadProgram(root);
     return withProviderCache(entry, () =>
-        withoutStackTraces(async () => {
+        withoutDiagnostics(async () => {
             let outputs: unknown;
             let error: unknown;
             try {

@@ -58,30 +58,30 @@ export const REGISTER_GETTERS = [
 ] as const;
 export const READ_GETTERS = ["getType", "getName", "getId", "getParent", "getProvider", "getDependenciesList", "getProperties"] as const;
 
+/**
+ * `holder`, which has the function `name` the engine calls, wraps or replaces, or an error naming
+ * what an SDK upgrade took away and what the engine does with it.
+ */
+function sdkFunction<K extends string, F>(holder: unknown, name: K, where: string, use: string): Record<K, F> {
+    if (typeof (holder as Partial<Record<K, unknown>>)[name] !== "function") {
+        throw new Error(`${where} no longer has ${name}; the mock engine ${use} (scripts/lib/sdk-internals.ts)`);
+    }
+    return holder as Record<K, F>;
+}
+
 type SettingsInternals = { getMonitor(): unknown; waitForRPCs(): Promise<void> };
 
 /** The runtime/settings functions, or an error naming the one an SDK upgrade took away. */
 function settingsInternals(): SettingsInternals {
-    const s = settings as unknown as Partial<SettingsInternals>;
-    for (const name of ["getMonitor", "waitForRPCs"] as const) {
-        if (typeof s[name] !== "function") {
-            throw new Error(
-                `@pulumi/pulumi/runtime/settings no longer exports ${name}; the mock engine needs it (scripts/lib/sdk-internals.ts)`,
-            );
-        }
-    }
-    return s as SettingsInternals;
+    for (const name of ["getMonitor", "waitForRPCs"]) sdkFunction(settings, name, "@pulumi/pulumi/runtime/settings", "needs it");
+    return settings as unknown as SettingsInternals;
 }
 
 /** The mock monitor `setMocks` installed, or an error naming what it lacks. */
 function mockMonitor(): Monitor {
     const monitor = settingsInternals().getMonitor() as Partial<Monitor> | undefined;
     if (!monitor) throw new Error("runtime/settings getMonitor() returned no monitor after setMocks (scripts/lib/sdk-internals.ts)");
-    for (const name of MONITOR_METHODS) {
-        if (typeof monitor[name] !== "function") {
-            throw new Error(`the SDK's mock monitor has no ${name} method; the mock engine wraps it (scripts/lib/sdk-internals.ts)`);
-        }
-    }
+    for (const name of MONITOR_METHODS) sdkFunction(monitor, name, "the SDK's mock monitor", "wraps it");
     return monitor as Monitor;
 }
 
@@ -133,72 +133,50 @@ export function watchMonitor(hooks: MonitorHooks): MonitorWatch {
     };
 }
 
-/** The SDK's Resource class with its private `stackTrace`, or an error naming what is gone. */
-function resourceStackTrace(): { stackTrace: (skip: number) => unknown[] } {
-    const resource = pulumi.Resource as unknown as { stackTrace?: unknown };
-    if (typeof resource.stackTrace !== "function") {
-        throw new Error(
-            "@pulumi/pulumi's Resource no longer has a static stackTrace; the mock engine replaces it during a run (scripts/lib/sdk-internals.ts)",
-        );
-    }
-    return resource as { stackTrace: (skip: number) => unknown[] };
-}
+type StackTrace = (skip: number) => unknown[];
+type DebuggablePromise = <T>(promise: Promise<T>, context: unknown) => Promise<T>;
 
 /**
- * Runs `work` with stack capture off, then restores it (also on error). The SDK captures a stack
- * trace for every output promise, and a program run makes thousands: the limit goes to 0. For
- * each resource it captures another (its source position, which the engine shows in its
- * diagnostics; the mock engine records none), with the limit set to infinity for that one:
- * Resource's static `stackTrace`, which its constructor looks up at each call, returns none
- * instead; that was a seventh of a run's CPU (sampled). Process-wide, like the source maps (source-maps.ts):
- * errors created in the meantime, the program's included, carry no stack frames.
+ * Runs `work` (one program run) without what the SDK keeps only for a deployment's diagnostics,
+ * then puts it all back (also on error). Each costs the mock engine, which shows no diagnostics,
+ * per promise or per resource, and a run makes thousands:
+ * - stack traces: the SDK captures one for every output promise; the limit goes to 0;
+ * - source positions: for each resource it captures another, with the limit set to infinity for
+ *   that one; Resource's static `stackTrace` returns none instead (a seventh of a run's CPU,
+ *   sampled);
+ * - promise leak tracking: `debuggablePromise` tags every promise of the runtime, records it in a
+ *   set and chains two more to take it out again, for a report at process exit of promises a
+ *   deployment left unsettled; a run under the mock engine waits for its RPCs itself and never
+ *   exits. Passed through unchanged: about a fifth off a run of the dev stack (`npm run bench`).
+ * Process-wide, like the source maps (source-maps.ts): errors created in the meantime, the
+ * program's included, carry no stack frames; the engine runs one program at a time.
  */
-export async function withoutStackTraces<T>(work: () => Promise<T>): Promise<T> {
-    const resource = resourceStackTrace();
-    const stackTrace = resource.stackTrace;
+export async function withoutDiagnostics<T>(work: () => Promise<T>): Promise<T> {
+    const resource = sdkFunction<"stackTrace", StackTrace>(
+        pulumi.Resource,
+        "stackTrace",
+        "@pulumi/pulumi's Resource",
+        "replaces it during a run",
+    );
+    const debuggable = sdkFunction<"debuggablePromise", DebuggablePromise>(
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require("@pulumi/pulumi/runtime/debuggable"),
+        "debuggablePromise",
+        "@pulumi/pulumi/runtime/debuggable",
+        "replaces it during a run",
+    );
+    const { stackTrace } = resource;
+    const { debuggablePromise } = debuggable;
     const limit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     resource.stackTrace = () => [];
+    debuggable.debuggablePromise = (promise) => promise;
     try {
         return await work();
     } finally {
         Error.stackTraceLimit = limit;
         resource.stackTrace = stackTrace;
-    }
-}
-
-type DebuggablePromise = <T>(promise: Promise<T>, context: unknown) => Promise<T>;
-
-/** The SDK module whose `debuggablePromise` the runtime calls, or an error naming what is gone. */
-function debuggableModule(): { debuggablePromise: DebuggablePromise } {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const module = require("@pulumi/pulumi/runtime/debuggable") as { debuggablePromise?: unknown };
-    if (typeof module.debuggablePromise !== "function") {
-        throw new Error(
-            "@pulumi/pulumi/runtime/debuggable no longer exports debuggablePromise; the mock engine replaces it during a run (scripts/lib/sdk-internals.ts)",
-        );
-    }
-    return module as { debuggablePromise: DebuggablePromise };
-}
-
-/**
- * Runs `work` with the SDK's promise leak tracking off, then puts it back (also on error). The
- * runtime passes every promise of a registration, an RPC or an output through
- * `debuggablePromise`, which tags it, records it in a set and chains two more promises to take
- * it out again, all for a report at process exit of promises a deployment left unsettled. A run
- * under the mock engine waits for its RPCs itself and never exits, and a program run makes
- * thousands: passing them through unchanged takes about a fifth off a run of the dev stack
- * (`npm run bench`). Process-wide, like the stack traces above; the engine runs one program at
- * a time.
- */
-export async function withoutPromiseLeakTracking<T>(work: () => Promise<T>): Promise<T> {
-    const module = debuggableModule();
-    const tracking = module.debuggablePromise;
-    module.debuggablePromise = (promise) => promise;
-    try {
-        return await work();
-    } finally {
-        module.debuggablePromise = tracking;
+        debuggable.debuggablePromise = debuggablePromise;
     }
 }
 
@@ -212,18 +190,6 @@ interface SerializeArgs {
 }
 type SerializeFunction = (func: () => unknown, args?: SerializeArgs) => Promise<SerializedText>;
 
-/** The SDK module whose `serializeFunction` the dynamic resources call, or an error naming what is gone. */
-function serializeClosureModule(): { serializeFunction: SerializeFunction } {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const module = require("@pulumi/pulumi/runtime/closure/serializeClosure") as { serializeFunction?: unknown };
-    if (typeof module.serializeFunction !== "function") {
-        throw new Error(
-            "@pulumi/pulumi/runtime/closure/serializeClosure no longer exports serializeFunction; the mock engine caches through it (scripts/lib/sdk-internals.ts)",
-        );
-    }
-    return module as { serializeFunction: SerializeFunction };
-}
-
 /** The entry module (resolved path) of the program being run, while one runs. */
 let runningProgram: string | undefined;
 
@@ -232,7 +198,13 @@ let installed = false;
 function installProviderCache(): void {
     if (installed) return;
     installed = true;
-    const module = serializeClosureModule();
+    const module = sdkFunction<"serializeFunction", SerializeFunction>(
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require("@pulumi/pulumi/runtime/closure/serializeClosure"),
+        "serializeFunction",
+        "@pulumi/pulumi/runtime/closure/serializeClosure",
+        "caches through it",
+    );
     const serialize = module.serializeFunction;
     module.serializeFunction = async (func, args = {}) => {
         const program = runningProgram;
