@@ -7,6 +7,8 @@ import { requiredGateways } from "../components/health/specs";
 import { ClusterChecksProvider, type ClusterChecksInputs } from "../components/providers/cluster-checks";
 import { namespaceHolder, teardown } from "../components/providers/nvca-teardown";
 import { controlPlaneSchema } from "../config/schema";
+import { AGENT_STATUS, nvcfBackendPath } from "../components/contracts/nvca";
+import { conform } from "./support/conformance";
 
 /** A cluster as a map of paths to objects; lists are derived from the objects under a path. */
 class FakeKube implements Kube {
@@ -20,6 +22,7 @@ class FakeKube implements Kube {
     unreachable = false;
 
     put(path: string, obj: unknown): this {
+        conform(path, obj);
         this.objects.set(path, obj);
         return this;
     }
@@ -282,7 +285,7 @@ describe("health checks", () => {
         assert.equal(r.fix, "kubectl -n vault-system describe statefulset openbao-server (and its pods' events)");
     });
 
-    test("nvcfbackend: healthy with Ready agent pods passes; absent, unhealthy, or no agent fails", async () => {
+    test("nvcfbackend: Healthy (as NVCA writes it) with Ready agent pods passes; absent, Unhealthy, Unknown, or no agent fails", async () => {
         const spec = { name: "gpu-1", namespace: "nvca-operator", agentNamespace: "nvca-system" };
         const kube = new FakeKube();
         let r = await checks.nvcfBackend(kube, spec);
@@ -292,21 +295,60 @@ describe("health checks", () => {
         );
         assert.match(r[0].detail, /does not exist/);
         assert.match(r[1].detail, /agent is not running/);
-        const path = "/apis/nvcf.nvidia.io/v1/namespaces/nvca-operator/nvcfbackends/gpu-1";
-        kube.put(path, { status: { agentStatus: "unhealthy" } });
+        const path = nvcfBackendPath("nvca-operator", "gpu-1");
+        assert.equal(path, "/apis/nvcf.nvidia.io/v1/namespaces/nvca-operator/nvcfbackends/gpu-1");
+        kube.put(path, { status: { agentStatus: AGENT_STATUS.unhealthy } });
         kube.put("/api/v1/namespaces/nvca-system/pods/nvca-0", {
             metadata: { name: "nvca-0" },
             status: { phase: "Running", conditions: [{ type: "Ready", status: "False" }] },
         });
         r = await checks.nvcfBackend(kube, spec);
-        assert.match(r[0].detail, /reports "unhealthy"/);
+        assert.match(r[0].detail, /reports "Unhealthy"/);
         assert.match(r[1].detail, /not Ready: nvca-system\/nvca-0/);
-        kube.put(path, { status: { agentStatus: "healthy" } });
+        kube.put(path, { status: { agentStatus: AGENT_STATUS.unknown } });
+        assert.match((await checks.nvcfBackend(kube, spec))[0].detail, /reports "Unknown"/);
+        kube.put(path, { status: {} });
+        assert.match((await checks.nvcfBackend(kube, spec))[0].detail, /reports no agent status/);
+        // NVCA's AgentStatusHealthy is "Healthy" (nvcfbackend_types.go): the value every real cluster reports.
+        kube.put(path, { status: { agentStatus: "Healthy" } });
         kube.put("/api/v1/namespaces/nvca-system/pods/nvca-0", {
             metadata: { name: "nvca-0" },
             status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
         });
         assert.ok((await checks.nvcfBackend(kube, spec)).every((x) => x.ok));
+    });
+
+    test("nvcfbackend: the agent status is compared without case, as nvcf-cli does; a status NVCA may add later is not healthy", async () => {
+        const spec = { name: "gpu-1", namespace: "nvca-operator", agentNamespace: "nvca-system" };
+        const path = nvcfBackendPath("nvca-operator", "gpu-1");
+        const pod = { metadata: { name: "nvca-0" }, status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } };
+        // Stored beside the conformance check: these answers are what a newer or differently cased NVCA could write.
+        const kube = new FakeKube();
+        kube.objects.set("/api/v1/namespaces/nvca-system/pods/nvca-0", pod);
+        for (const [value, healthy] of [
+            ["healthy", true],
+            ["HEALTHY", true],
+            ["Degraded", false],
+            [42, false],
+        ] as const) {
+            kube.objects.set(path, { status: { agentStatus: value } });
+            assert.equal((await checks.nvcfBackend(kube, spec))[0].ok, healthy, String(value));
+        }
+    });
+
+    test("a fake refuses an NVCFBackend status or a Helm record value that NVCA's or Helm's source does not define", () => {
+        const path = nvcfBackendPath("nvca-operator", "gpu-1");
+        assert.throws(
+            () => conform(path, { status: { agentStatus: "healthy" } }),
+            /status\.agentStatus "healthy", which is not in docs\/contracts\.md/,
+        );
+        assert.doesNotThrow(() => conform(path, { status: { agentStatus: AGENT_STATUS.healthy } }));
+        const secret = "/api/v1/namespaces/nvcf/secrets/sh.helm.release.v1.api.v1";
+        assert.throws(
+            () => conform(secret, { type: "helm.sh/release.v1", metadata: { labels: { status: "pending" } } }),
+            /label status "pending"/,
+        );
+        assert.throws(() => conform(secret, { type: "helm.sh/release", metadata: { labels: { status: "deployed" } } }), /Secret type/);
     });
 });
 

@@ -22,6 +22,7 @@ import { recoverCli } from "../scripts/lib/recover/cli";
 import type { ExportedState, StateResource } from "../scripts/lib/recover/state";
 import { FakeKubeApi } from "./support/fake-kube-api";
 import { helmRelease, object, op, PROVIDER_REF, secret } from "./support/recover-fixtures";
+import type { HelmReleaseStatus } from "../components/contracts/helm";
 
 const KUBECONFIG = "apiVersion: v1\nkind: Config\n# the stack's secret kubeconfig\n";
 
@@ -104,7 +105,7 @@ describe("recover: the command against fakes", () => {
     let connected: KubeAccess[];
 
     /** Helm's record of nats (nats-system), revision 1, in the given status. */
-    const putNats = (status: string) =>
+    const putNats = (status: HelmReleaseStatus) =>
         fake.putRelease({ name: "nats", namespace: "nats-system", revision: 1, chart: "helm-nvcf-nats", version: "0.20.1", status });
     const lockDir = () => path.join(dir, ".pulumi", "locks", "organization", "nvcf-self-managed", "dev");
     const stackJson = () => path.join(dir, ".pulumi", "stacks", "nvcf-self-managed", "dev.json");

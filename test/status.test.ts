@@ -22,6 +22,7 @@ import { stackSettings } from "../scripts/lib/stack-settings";
 import { statusTargets, type StatusTarget } from "../scripts/lib/status-targets";
 import { inBackground, runToEnd, type Finished } from "./support/background";
 import { FakeKubeApi } from "./support/fake-kube-api";
+import { AGENT_STATUS } from "../components/contracts/nvca";
 
 const ROOT = path.resolve(__dirname, "..");
 
@@ -263,7 +264,7 @@ function healthyCluster(api: FakeKubeApi, targets: readonly StatusTarget[]): voi
         const backend = t.health?.nvcfBackend;
         if (backend) {
             api.put(`/apis/nvcf.nvidia.io/v1/namespaces/${backend.namespace}/nvcfbackends/${backend.name}`, {
-                status: { agentStatus: "healthy" },
+                status: { agentStatus: AGENT_STATUS.healthy },
             });
             for (const ns of [backend.namespace, backend.agentNamespace]) {
                 api.put(`/api/v1/namespaces/${ns}/pods/p`, {

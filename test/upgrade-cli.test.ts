@@ -37,9 +37,13 @@ describe("npm run upgrade: its command line", () => {
         const cases: [string[], NodeJS.ProcessEnv, RegExp][] = [
             [[], {}, /--stack is required/],
             [["--stack", "nope", "--dir", dir], {}, /no stack file .*Pulumi\.nope\.yaml/],
-            [["--stack", "st", "--dir", dir, "--queue", "fn 1"], {}, /--queue takes <function id>\[:<version id>\]; given "fn 1"/],
             [
                 ["--stack", "st", "--dir", dir, "--queue", "fn-1"],
+                {},
+                /--queue takes <function id>\[:<version id>\], each a UUID; given "fn-1"/,
+            ],
+            [
+                ["--stack", "st", "--dir", dir, "--queue", "0b6e6a3c-5b1f-4e0a-9a43-0c7f3e5d1a01"],
                 {},
                 /--queue needs an NVCF API key with the queue_details scope in NVCF_API_KEY/,
             ],

@@ -3,6 +3,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { functionQueuesEmpty, parseQueueRef } from "../scripts/lib/upgrade/function-queues";
+import type { QueueDto, QueuesResponse } from "../components/contracts/nvcf-api";
 import { natsDrained } from "../scripts/lib/upgrade/nats-drain";
 import { openBaoClusterId, openBaoMembersChecked } from "../scripts/lib/upgrade/openbao";
 import { kubeProgressStore, resumeAt, withStage } from "../scripts/lib/upgrade/progress";
@@ -248,12 +249,20 @@ describe("OpenBao's members between the stage's steps (sys/health of each member
 });
 
 describe("the function queues through the NVCF API (GET /v2/nvcf/queues/functions/{id}[/versions/{id}])", () => {
+    // Function and version ids are UUIDs: the API's path variables are of type UUID.
+    const FN1 = "0b6e6a3c-5b1f-4e0a-9a43-0c7f3e5d1a01";
+    const FN2 = "4f1d2e3c-7a8b-4c9d-8e0f-1a2b3c4d5e02";
+    const MISSING = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b03";
+    const V1 = "11111111-2222-4333-8444-555555555501";
+    const V2 = "11111111-2222-4333-8444-555555555502";
+    const V9 = "11111111-2222-4333-8444-555555555509";
+    /** Queue depths by `<function>/<version>`; a version set to undefined answers the queue without its depth (malformed). */
     const queues = new Map<string, number | undefined>();
     const seen: string[] = [];
     let server: http.Server;
     let url = "";
     before(async () => {
-        // As the NVCF API answers: {"queues":[{"functionId","functionVersionId","size"}]}, size left out when 0.
+        // As nvcf-core answers: GetQueuesResponse { functionId, queues: QueueDto[] }, queueDepth always present.
         server = http.createServer((req, res) => {
             seen.push(`${req.headers.authorization} ${req.headers.host} ${req.url}`);
             if (req.headers.authorization !== "Bearer nvapi-queue-key") {
@@ -261,47 +270,64 @@ describe("the function queues through the NVCF API (GET /v2/nvcf/queues/function
                 return;
             }
             const m = /^\/v2\/nvcf\/queues\/functions\/([^/]+)(?:\/versions\/([^/]+))?$/.exec(req.url ?? "");
-            if (!m || m[1] === "missing") {
+            if (!m || m[1] === MISSING) {
                 res.writeHead(404, { "Content-Type": "application/json" }).end('{"detail":"Function not found"}');
                 return;
             }
             const versions = [...queues.keys()].filter((k) => k.startsWith(`${m[1]}/`) && (!m[2] || k === `${m[1]}/${m[2]}`));
-            const body = {
-                queues: versions.map((k) => ({
-                    functionId: m[1],
-                    functionVersionId: k.split("/")[1],
-                    ...(queues.get(k) ? { size: queues.get(k) } : {}),
-                })),
-            };
-            res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+            const queuesOut = versions.map((k) => {
+                const dto: QueueDto = { functionVersionId: k.split("/")[1], functionName: "echo", functionStatus: "ACTIVE", queueDepth: 0 };
+                const depth = queues.get(k);
+                if (depth === undefined) {
+                    const { queueDepth: _dropped, ...malformed } = dto;
+                    return malformed;
+                }
+                return { ...dto, queueDepth: depth };
+            });
+            const body: Omit<QueuesResponse, "queues"> & { queues: Partial<QueueDto>[] } = { functionId: m[1], queues: queuesOut };
+            const text = JSON.stringify(body);
+            res.writeHead(200, { "Content-Type": "application/json" }).end(text);
         });
         await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
         url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
     after(() => new Promise<void>((r) => server.close(() => r())));
 
-    test("every named queue empty passes; a queue with requests stops it, naming function, version and size", async () => {
-        queues.set("fn-1/v-1", undefined).set("fn-1/v-2", 0).set("fn-2/v-9", 4);
+    test("every named queue at depth 0 passes; a queue with requests stops it, naming function, version and depth", async () => {
+        queues.clear();
+        queues.set(`${FN1}/${V1}`, 0).set(`${FN1}/${V2}`, 0).set(`${FN2}/${V9}`, 4);
         const access = { baseUrl: url, hostHeader: "api.nvcf.test", apiKey: "nvapi-queue-key" };
-        assert.equal((await functionQueuesEmpty(access, [parseQueueRef("fn-1")!])).ok, true);
-        const r = await functionQueuesEmpty(access, [parseQueueRef("fn-1:v-1")!, parseQueueRef("fn-2:v-9")!]);
+        assert.equal((await functionQueuesEmpty(access, [parseQueueRef(FN1)!])).ok, true);
+        const r = await functionQueuesEmpty(access, [parseQueueRef(`${FN1}:${V1}`)!, parseQueueRef(`${FN2}:${V9}`)!]);
         assert.equal(r.ok, false);
-        assert.equal(r.detail, "not empty: fn-2/v-9: 4");
-        assert.ok(seen.includes("Bearer nvapi-queue-key api.nvcf.test /v2/nvcf/queues/functions/fn-2/versions/v-9"));
+        assert.equal(r.detail, `not empty: ${FN2}/${V9}: 4`);
+        assert.ok(seen.includes(`Bearer nvapi-queue-key api.nvcf.test /v2/nvcf/queues/functions/${FN2}/versions/${V9}`));
+    });
+
+    test("a queue answered without its depth blocks: it is never read as empty", async () => {
+        queues.clear();
+        queues.set(`${FN1}/${V1}`, undefined);
+        const r = await functionQueuesEmpty({ baseUrl: url, apiKey: "nvapi-queue-key" }, [parseQueueRef(FN1)!]);
+        assert.equal(r.ok, false);
+        assert.match(r.detail, new RegExp(`the queue of ${FN1}/${V1} answered without a queueDepth`));
     });
 
     test("a missing answer or a refused key blocks, and the key is never in the message", async () => {
-        const missing = await functionQueuesEmpty({ baseUrl: url, apiKey: "nvapi-queue-key" }, [parseQueueRef("missing")!]);
+        const missing = await functionQueuesEmpty({ baseUrl: url, apiKey: "nvapi-queue-key" }, [parseQueueRef(MISSING)!]);
         assert.equal(missing.ok, false);
-        assert.match(missing.detail, /the queue of missing answered HTTP 404/);
-        const refused = await functionQueuesEmpty({ baseUrl: url, apiKey: "nvapi-wrong-key" }, [parseQueueRef("fn-1")!]);
+        assert.match(missing.detail, new RegExp(`the queue of ${MISSING} answered HTTP 404`));
+        const refused = await functionQueuesEmpty({ baseUrl: url, apiKey: "nvapi-wrong-key" }, [parseQueueRef(FN1)!]);
         assert.match(refused.detail, /HTTP 401 \(the key needs the queue_details scope\)/);
         assert.ok(!refused.detail.includes("nvapi-wrong-key"));
         const unreachable = await functionQueuesEmpty({ baseUrl: "http://127.0.0.1:1", apiKey: "k", timeoutMs: 2000 }, [
-            parseQueueRef("fn-1")!,
+            parseQueueRef(FN1)!,
         ]);
         assert.match(unreachable.detail, /could not be read/);
-        assert.equal(parseQueueRef("fn 1"), undefined);
+    });
+
+    test("a queue is named by UUIDs, as the API's path variables are", () => {
+        assert.deepEqual(parseQueueRef(`${FN1}:${V2}`), { functionId: FN1, versionId: V2 });
+        for (const bad of ["fn 1", "fn-1", `${FN1}:v-1`, `${FN1}:`, ""]) assert.equal(parseQueueRef(bad), undefined, bad);
     });
 });
 

@@ -9,6 +9,8 @@ import { statusTargets } from "../scripts/lib/status-targets";
 import { devConfig, runProgram, withConfig, PROJECT, type ProgramRun } from "./support/harness";
 import { devRaw } from "./support/raw-config";
 import { fixtureRelease, stream, WorldEngine, WorldKube, worldResources } from "./support/upgrade-world";
+import { AGENT_STATUS, type AgentStatus } from "../components/contracts/nvca";
+import { conform } from "./support/conformance";
 
 /**
  * The upgrade command's runner against an in-process world (test/support/upgrade-world.ts):
@@ -35,7 +37,7 @@ before(async () => {
 
 /** What the tests break: each flag makes one stage's check fail. */
 interface Faults {
-    backendHealth: string;
+    backendHealth: AgentStatus;
     natsMessages: number;
     sealedMember: boolean;
     failedMigration: boolean;
@@ -48,7 +50,7 @@ class World {
     readonly engine: WorldEngine;
     readonly out: string[] = [];
     readonly faults: Faults = {
-        backendHealth: "healthy",
+        backendHealth: AGENT_STATUS.healthy,
         natsMessages: 0,
         sealedMember: false,
         failedMigration: false,
@@ -85,11 +87,11 @@ class World {
             const body = { items: [{ metadata: { name: "api", namespace: "envoy-gateway" }, status }] };
             return { status: 200, body, text: "" };
         });
-        k.proxy(/^\/apis\/nvcf\.nvidia\.io\/v1\/namespaces\/nvca-operator\/nvcfbackends\/gpu-a$/, () => ({
-            status: 200,
-            body: { status: { agentStatus: f.backendHealth } },
-            text: "",
-        }));
+        k.proxy(/^\/apis\/nvcf\.nvidia\.io\/v1\/namespaces\/nvca-operator\/nvcfbackends\/gpu-a$/, (path) => {
+            const body = { status: { agentStatus: f.backendHealth } };
+            conform(path, body);
+            return { status: 200, body, text: "" };
+        });
         k.api.put("/api/v1/namespaces/nvca-system/pods/nvca-0", {
             metadata: { name: "nvca-0" },
             status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
@@ -230,9 +232,9 @@ describe("npm run upgrade: the runbook's stages in order", () => {
         [
             "compute-planes",
             "an unhealthy NVCFBackend",
-            (w) => (w.faults.backendHealth = "unhealthy"),
-            (w) => (w.faults.backendHealth = "healthy"),
-            /compute plane gpu-a: nvcfbackend: the NVCFBackend gpu-a reports "unhealthy"\n {5}Fix: kubectl -n nvca-operator describe nvcfbackend gpu-a/,
+            (w) => (w.faults.backendHealth = AGENT_STATUS.unhealthy),
+            (w) => (w.faults.backendHealth = AGENT_STATUS.healthy),
+            /compute plane gpu-a: nvcfbackend: the NVCFBackend gpu-a reports "Unhealthy"\n {5}Fix: kubectl -n nvca-operator describe nvcfbackend gpu-a/,
         ],
         [
             "drain",

@@ -1,3 +1,4 @@
+import { agentIsHealthy, nvcfBackendPath } from "../contracts/nvca";
 import { excerpt, httpRequest, type TlsOptions } from "../providers/http";
 import { getObject, listItems, type Kube } from "./kube-client";
 
@@ -436,11 +437,11 @@ export async function workloads(kube: Kube, namespaces: readonly string[]): Prom
     return fail(name, `not ready: ${notReady.join(", ")}`, `kubectl -n ${ns} describe ${kind} ${obj} (and its pods' events)`);
 }
 
-/** NVCA: the NVCFBackend reports its agent healthy, and the operator's and agent's pods are Ready. */
+/** NVCA: the NVCFBackend reports its agent `Healthy`, and the operator's and agent's pods are Ready. */
 export async function nvcfBackend(kube: Kube, spec: NonNullable<HealthSpec["nvcfBackend"]>): Promise<CheckResult[]> {
     const results: CheckResult[] = [];
-    const backend = await getObject(kube, `/apis/nvcf.nvidia.io/v1/namespaces/${spec.namespace}/nvcfbackends/${spec.name}`);
-    const health = backend?.status?.agentStatus ?? backend?.status?.health;
+    const backend = await getObject(kube, nvcfBackendPath(spec.namespace, spec.name));
+    const health: unknown = backend?.status?.agentStatus;
     const inspect = `kubectl -n ${spec.namespace} describe nvcfbackend ${spec.name}; kubectl -n ${spec.namespace} logs deploy/nvca-operator`;
     results.push(
         !backend
@@ -449,7 +450,7 @@ export async function nvcfBackend(kube: Kube, spec: NonNullable<HealthSpec["nvcf
                   `the NVCFBackend ${spec.namespace}/${spec.name} does not exist (the operator has not created it)`,
                   inspect,
               )
-            : health === "healthy"
+            : agentIsHealthy(health)
               ? ok("nvcfbackend", `the NVCFBackend ${spec.name} is healthy`)
               : fail("nvcfbackend", `the NVCFBackend ${spec.name} reports ${health ? `"${health}"` : "no agent status"}`, inspect),
     );

@@ -1,4 +1,5 @@
 import * as zlib from "node:zlib";
+import { HELM_SECRET } from "../contracts/helm";
 import type { CheckResult } from "./checks";
 import { listItems, type Kube } from "./kube-client";
 
@@ -22,10 +23,6 @@ export interface InstalledRelease {
     readonly status: string;
 }
 
-/** The label and type Helm 3 gives its release Secrets (the default `secret` storage driver). */
-export const HELM_RELEASE_SELECTOR = "owner=helm";
-export const HELM_RELEASE_TYPE = "helm.sh/release.v1";
-
 /**
  * The releases in the namespaces, each at its newest revision. Helm keeps one Secret per
  * revision; the `version` label is the revision number, so the largest is the current one.
@@ -33,13 +30,10 @@ export const HELM_RELEASE_TYPE = "helm.sh/release.v1";
 export async function installedReleases(kube: Kube, namespaces: readonly string[]): Promise<InstalledRelease[]> {
     const out: InstalledRelease[] = [];
     for (const ns of namespaces) {
-        const secrets = await listItems(
-            kube,
-            `/api/v1/namespaces/${ns}/secrets?labelSelector=${encodeURIComponent(HELM_RELEASE_SELECTOR)}`,
-        );
+        const secrets = await listItems(kube, `/api/v1/namespaces/${ns}/secrets?labelSelector=${encodeURIComponent(HELM_SECRET.selector)}`);
         const newest = new Map<string, { revision: number; secret: HelmSecret }>();
         for (const s of secrets as HelmSecret[]) {
-            if (s.type !== HELM_RELEASE_TYPE) continue;
+            if (s.type !== HELM_SECRET.type) continue;
             const name = s.metadata?.labels?.name;
             const revision = Number(s.metadata?.labels?.version ?? 0);
             if (!name) continue;
@@ -95,13 +89,13 @@ export interface ReleaseRevision extends InstalledRelease {
 
 /** Every revision Helm keeps of one release, oldest first; empty when it is not installed. */
 export async function releaseHistory(kube: Kube, namespace: string, name: string): Promise<ReleaseRevision[]> {
-    const selector = `${HELM_RELEASE_SELECTOR},name=${name}`;
+    const selector = `${HELM_SECRET.selector},name=${name}`;
     const secrets = (await listItems(
         kube,
         `/api/v1/namespaces/${namespace}/secrets?labelSelector=${encodeURIComponent(selector)}`,
     )) as HelmSecret[];
     return secrets
-        .filter((s) => s.type === HELM_RELEASE_TYPE && s.metadata?.labels?.name === name)
+        .filter((s) => s.type === HELM_SECRET.type && s.metadata?.labels?.name === name)
         .map((s) => {
             const revision = Number(s.metadata?.labels?.version ?? 0);
             return { ...decodeRelease(name, namespace, revision, s), manifest: decodeRecord(s)?.manifest ?? "" };

@@ -24,6 +24,7 @@ import { FakeOpenBao } from "../support/fake-openbao";
 import { finalizingNamespaces, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
 import { PulumiCli, userCheckout, type TimedEvent } from "./pulumi-cli";
 import { CHARTS, CONTROLLER_NS, e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
+import { AGENT_STATUS, type AgentStatus } from "../../components/contracts/nvca";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const STACK = "e2e";
@@ -400,7 +401,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
                         apiVersion: "nvcf.nvidia.io/v1",
                         kind: "NVCFBackend",
                         metadata: { name: GPU },
-                        status: { agentStatus: "healthy" },
+                        status: { agentStatus: AGENT_STATUS.healthy },
                     });
                 }
                 const pods = "/api/v1/namespaces/nvca-system/pods";
@@ -673,12 +674,12 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         { timeout: 10 * MIN },
         async () => {
             const p = `/apis/nvcf.nvidia.io/v1/namespaces/nvca-operator/nvcfbackends/${GPU}`;
-            const setHealth = async (agentStatus: string) => {
+            const setHealth = async (agentStatus: AgentStatus) => {
                 const obj = await kube.get<any>(p);
                 const res = await kube.request("PUT", p, { ...obj, status: { agentStatus } });
                 assert.equal(res.status, 200, res.text.slice(0, 300));
             };
-            await setHealth("unhealthy");
+            await setHealth(AGENT_STATUS.unhealthy);
             try {
                 const preview = await cli.json<{ steps: any[] }>(["preview"]);
                 const updates = preview.steps.filter((st) => st.op === "update").map((st) => st.urn.split("::").pop());
@@ -688,11 +689,11 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
                 assert.match(
                     res.stdout + res.stderr,
                     new RegExp(
-                        `the health gate of the compute plane ${GPU} still fails after 20 s:[\\s\\S]*nvcfbackend: the NVCFBackend ${GPU} reports "unhealthy"\\. Fix: kubectl -n nvca-operator describe nvcfbackend ${GPU}`,
+                        `the health gate of the compute plane ${GPU} still fails after 20 s:[\\s\\S]*nvcfbackend: the NVCFBackend ${GPU} reports "Unhealthy"\\. Fix: kubectl -n nvca-operator describe nvcfbackend ${GPU}`,
                     ),
                 );
             } finally {
-                await setHealth("healthy");
+                await setHealth(AGENT_STATUS.healthy);
             }
             await cli.run(["up", "--yes", "--skip-preview"]);
             await cli.run(["preview", "--expect-no-changes"]);

@@ -26,6 +26,7 @@ import { findControllerManager, findTools, Kube, LocalCluster, whileLooping } fr
 import { OpenBaoKubelet } from "./openbao-kubelet";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
+import { AGENT_STATUS } from "../../components/contracts/nvca";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const STACK = "e2e";
@@ -330,8 +331,8 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                     await ensure(
                         "/apis/nvcf.nvidia.io/v1/namespaces/nvca-operator/nvcfbackends",
                         backend,
-                        { agentStatus: "healthy" },
-                        (b) => b.status?.agentStatus === "healthy",
+                        { agentStatus: AGENT_STATUS.healthy },
+                        (b) => b.status?.agentStatus === AGENT_STATUS.healthy,
                         false,
                     );
                 },

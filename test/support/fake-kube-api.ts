@@ -1,6 +1,8 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as zlib from "node:zlib";
+import type { HelmReleaseStatus } from "../../components/contracts/helm";
+import { conform } from "./conformance";
 
 /**
  * An in-process Kubernetes API server that answers GETs from a map of paths to objects (a
@@ -20,6 +22,7 @@ export class FakeKubeApi {
     }
 
     put(path: string, obj: unknown): this {
+        conform(path, obj);
         this.objects.set(path, obj);
         return this;
     }
@@ -31,7 +34,7 @@ export class FakeKubeApi {
         revision: number;
         chart: string;
         version: string;
-        status: string;
+        status: HelmReleaseStatus;
         manifest?: string;
     }): this {
         const record = {

@@ -11,6 +11,7 @@ import type { Engine } from "../../scripts/lib/upgrade/engine";
 import type { PlannedStep } from "../../scripts/lib/upgrade/stages";
 import { FakeKubeApi } from "./fake-kube-api";
 import type { RecordedResource } from "./harness";
+import type { HelmReleaseStatus } from "../../components/contracts/helm";
 
 /** Bundle release `name`: the pinned one's versions with some charts bumped. */
 export function fixtureRelease(name: string, bumps: Record<string, string> = {}, images: Record<string, string> = {}): BundleRelease {
@@ -131,7 +132,7 @@ export class WorldEngine implements Engine {
     }
 
     /** A Helm release record at a version (a new revision each time). */
-    record(r: NonNullable<WorldResource["release"]>, version: string, status = "deployed"): void {
+    record(r: NonNullable<WorldResource["release"]>, version: string, status: HelmReleaseStatus = "deployed"): void {
         const key = `${r.namespace}/${r.name}`;
         const revision = (this.revisions.get(key) ?? 0) + 1;
         this.revisions.set(key, revision);

@@ -81,7 +81,7 @@ function parse(argv: readonly string[]): Options {
     if (!hasStack(root, stack)) throw new UsageError(`no stack file ${stackFile(root, stack)}`);
     const queues = list(values.queue).map((q) => {
         const ref = parseQueueRef(q);
-        if (!ref) throw new UsageError(`--queue takes <function id>[:<version id>]; given ${JSON.stringify(q)}`);
+        if (!ref) throw new UsageError(`--queue takes <function id>[:<version id>], each a UUID; given ${JSON.stringify(q)}`);
         return ref;
     });
     return {

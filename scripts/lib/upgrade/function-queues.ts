@@ -1,9 +1,10 @@
 /**
  * The drain gate's optional half: the function queues the operator names, read through the NVCF
  * API (`GET /v2/nvcf/queues/functions/{functionId}[/versions/{versionId}]`, an API key with the
- * `queue_details` scope). Each queue's `size` must be zero; a missing answer blocks, as the
- * runbook says.
+ * `queue_details` scope). Each queue's `queueDepth` must be zero; a missing answer, or a queue
+ * without a depth, blocks, as the runbook says.
  */
+import { QUEUE_DETAILS, queueDetailsPath, type QueueDto } from "../../../components/contracts/nvcf-api";
 import type { CheckResult } from "../../../components/health/checks";
 import { excerpt, httpRequest } from "../../../components/providers/http";
 
@@ -22,9 +23,11 @@ export interface QueueAccess {
     readonly timeoutMs?: number;
 }
 
-/** `<functionId>` or `<functionId>:<versionId>`. */
+const UUID = "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}";
+
+/** `<functionId>` or `<functionId>:<versionId>`, both UUIDs as the API's path variables are. */
 export function parseQueueRef(text: string): QueueRef | undefined {
-    const m = /^([A-Za-z0-9][A-Za-z0-9-]*)(?::([A-Za-z0-9][A-Za-z0-9-]*))?$/.exec(text);
+    const m = new RegExp(`^(${UUID})(?::(${UUID}))?$`).exec(text);
     return m ? { functionId: m[1], ...(m[2] ? { versionId: m[2] } : {}) } : undefined;
 }
 
@@ -35,7 +38,7 @@ export async function functionQueuesEmpty(access: QueueAccess, refs: readonly Qu
     const full: string[] = [];
     for (const ref of refs) {
         const label = ref.versionId ? `${ref.functionId}/${ref.versionId}` : ref.functionId;
-        const path = `/v2/nvcf/queues/functions/${encodeURIComponent(ref.functionId)}${ref.versionId ? `/versions/${encodeURIComponent(ref.versionId)}` : ""}`;
+        const path = queueDetailsPath(ref.functionId, ref.versionId);
         let status: number;
         let text: string;
         try {
@@ -58,7 +61,7 @@ export async function functionQueuesEmpty(access: QueueAccess, refs: readonly Qu
             body = undefined;
         }
         if (status !== 200 || !Array.isArray(body?.queues)) {
-            const why = status === 401 || status === 403 ? " (the key needs the queue_details scope)" : "";
+            const why = status === 401 || status === 403 ? ` (the key needs the ${QUEUE_DETAILS.scope} scope)` : "";
             return {
                 name,
                 ok: false,
@@ -66,10 +69,17 @@ export async function functionQueuesEmpty(access: QueueAccess, refs: readonly Qu
                 fix,
             };
         }
-        // `size` is left out when it is zero.
-        for (const q of body.queues as { functionVersionId?: string; size?: unknown }[]) {
-            const size = typeof q.size === "number" ? q.size : 0;
-            if (size !== 0) full.push(`${ref.functionId}/${q.functionVersionId ?? ref.versionId ?? "?"}: ${size}`);
+        for (const q of body.queues as Partial<QueueDto>[]) {
+            const version = q.functionVersionId ?? ref.versionId ?? "?";
+            // Never read a missing depth as empty: that is how a gate passes over queued requests.
+            if (typeof q.queueDepth !== "number")
+                return {
+                    name,
+                    ok: false,
+                    detail: `the queue of ${ref.functionId}/${version} answered without a queueDepth: ${excerpt(JSON.stringify(q), 160)}`,
+                    fix,
+                };
+            if (q.queueDepth !== 0) full.push(`${ref.functionId}/${version}: ${q.queueDepth}`);
         }
     }
     return full.length === 0

@@ -1,0 +1,28 @@
+/**
+ * How Helm 3 records a release with its default `secret` storage driver, as helm/helm v3.18.6
+ * defines it (the Helm the kubernetes provider embeds): pkg/storage/driver/secrets.go,
+ * pkg/storage/driver/util.go, pkg/release/status.go. Every row is in docs/contracts.md.
+ */
+
+/** One Secret per revision: `sh.helm.release.v1.<name>.v<revision>`, labelled by owner, name, status and version. */
+export const HELM_SECRET = {
+    namePrefix: "sh.helm.release.v1.",
+    type: "helm.sh/release.v1",
+    /** The label every release Secret carries (`owner=helm`). */
+    selector: "owner=helm",
+} as const;
+
+/** `release.Status` values. */
+export const HELM_RELEASE_STATUS = [
+    "unknown",
+    "deployed",
+    "uninstalled",
+    "superseded",
+    "failed",
+    "uninstalling",
+    "pending-install",
+    "pending-upgrade",
+    "pending-rollback",
+] as const;
+
+export type HelmReleaseStatus = (typeof HELM_RELEASE_STATUS)[number];

@@ -1,0 +1,23 @@
+/**
+ * What NVCA writes on a GPU cluster, as NVIDIA/nvcf defines it at the commit the bundle pins
+ * (fadc0f81): src/compute-plane-services/nvca/pkg/apis/nvcf/v1/nvcfbackend_types.go.
+ * Every row is in docs/contracts.md.
+ */
+
+/** The NVCFBackend custom resource (group, version and plural of its CRD). */
+export const NVCF_BACKEND = { group: "nvcf.nvidia.io", version: "v1", plural: "nvcfbackends" } as const;
+
+/** `AgentStatus` constants, written to `status.agentStatus` (omitted until the agent reports). */
+export const AGENT_STATUS = { unknown: "Unknown", healthy: "Healthy", unhealthy: "Unhealthy" } as const;
+
+/** The API path of one NVCFBackend. */
+export function nvcfBackendPath(namespace: string, name: string): string {
+    return `/apis/${NVCF_BACKEND.group}/${NVCF_BACKEND.version}/namespaces/${namespace}/${NVCF_BACKEND.plural}/${name}`;
+}
+
+/** `nvcf-cli self-hosted` compares the agent status without case; so does the program, and a newer value is not healthy. */
+export function agentIsHealthy(status: unknown): boolean {
+    return typeof status === "string" && status.toLowerCase() === AGENT_STATUS.healthy.toLowerCase();
+}
+
+export type AgentStatus = (typeof AGENT_STATUS)[keyof typeof AGENT_STATUS];

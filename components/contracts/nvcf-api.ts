@@ -1,0 +1,33 @@
+/**
+ * What the NVCF API answers, as NVIDIA/nvcf defines it at the commit the bundle pins (fadc0f81):
+ * nvcf-core's QueueController, GetQueuesResponse and QueueDto
+ * (src/control-plane-services/cloud-functions/nvcf-core/src/main/java/com/nvidia/nvcf/rest/queue/).
+ * Every row is in docs/contracts.md.
+ */
+
+/** Queue details of a function, or of one version of it. */
+export const QUEUE_DETAILS = {
+    /** `GET`; both ids are path variables of type UUID (anything else answers 400). */
+    path: "/v2/nvcf/queues/functions/{functionId}/versions/{versionId}",
+    /** The API key's scope (`hasAnyAuthority('queue_details', 'apikey:queue_details')`). */
+    scope: "queue_details",
+} as const;
+
+/** GetQueuesResponse: both fields @NotNull. */
+export interface QueuesResponse {
+    readonly functionId: string;
+    readonly queues: readonly QueueDto[];
+}
+
+/** QueueDto: `queueDepth` is a primitive int, so it is always in the answer, 0 included. */
+export interface QueueDto {
+    readonly functionVersionId: string;
+    readonly functionName: string;
+    readonly functionStatus: string;
+    readonly queueDepth: number;
+}
+
+export function queueDetailsPath(functionId: string, versionId?: string): string {
+    const fn = `/v2/nvcf/queues/functions/${encodeURIComponent(functionId)}`;
+    return versionId ? `${fn}/versions/${encodeURIComponent(versionId)}` : fn;
+}
