@@ -124,6 +124,19 @@ describe("revoking the admin issuer proxy's OpenBao grant", () => {
         assert.deepEqual(grantLeft(), []);
     });
 
+    test("a new revision of openbao-server (its migrations Job, a post-upgrade hook, recreates the grant) revokes again", async () => {
+        const p = await provider();
+        const { id, outs } = await p.create(inputs({ openbaoRevision: 1 }));
+        // What the chart's migrations Job runs on every install and upgrade: migration 10 writes the grant back.
+        seedGrant();
+        assert.equal((await p.diff(id, outs!, inputs({ openbaoRevision: 1 }))).changes, false);
+        assert.equal((await p.diff(id, outs!, inputs({ openbaoRevision: 2 }))).changes, true);
+        const { outs: after } = await p.update(id, outs!, inputs({ openbaoRevision: 2 }));
+        assert.deepEqual(grantLeft(), []);
+        assert.deepEqual(after!.remaining, []);
+        assert.equal(after!.openbaoRevision, 2);
+    });
+
     test("delete changes nothing in OpenBao (re-enabling the proxy lets the migration recreate the grant)", async () => {
         const p = await provider();
         const { id, outs } = await p.create(inputs());
@@ -217,6 +230,11 @@ describe("the adminIssuerProxy.enabled switch in the program", () => {
         assert.ok(component, "the revocation component is declared");
         const revocation = run.resources.find((r) => r.type === "pulumi-nodejs:dynamic/nvcf:OpenBaoGrantRevocation")!;
         assert.ok(revocation.dependencies.includes(release(run, "openbao-server").urn));
+        const rollout = run.resources.find((r) => r.type === "pulumi-nodejs:dynamic/nvcf:OpenBaoRollout");
+        assert.ok(rollout && revocation.dependencies.includes(rollout.urn), "after the rollout, which restarts the members it talks to");
+        // Every new revision of openbao-server reruns migration 10, so the revision is an input: a change revokes again.
+        // The mock engine's releases report revision 1 (scripts/lib/mock-providers.ts).
+        assert.equal(revocation.inputs.openbaoRevision, 1);
         assert.equal(revocation.parent, component.urn);
         assert.equal(revocation.inputs.via, "kubernetes");
         assert.equal(revocation.inputs.tokenSource, "kubernetes-secret");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { describeStep, needsDrain, planStages, stageOf, type PlannedStep } from "../scripts/lib/upgrade/stages";
 import { stepOf } from "../scripts/lib/upgrade/engine";
-import { isOpenBaoRolloutType } from "../scripts/lib/upgrade/openbao";
+import { isOpenBaoStageType } from "../scripts/lib/upgrade/openbao";
 import { devConfig, runProgram, withConfig, PROJECT, type ProgramRun, type RecordedResource } from "./support/harness";
 
 /** The dev stack with one GPU cluster on the control plane's cluster: the URNs the real program registers. */
@@ -111,16 +111,23 @@ describe("stage planning from a preview of the real program's resources", () => 
         assert.equal(of("pulumi-nodejs:dynamic/nvcf:HealthGate", "compute-plane-gpu-a-health-gate"), "compute-planes");
         const revocation =
             "urn:pulumi:dev::nvcf-self-managed::nvcf:control-plane:ControlPlane$nvcf:openbao:GrantRevocation$pulumi-nodejs:dynamic/nvcf:OpenBaoGrantRevocation::x";
-        assert.equal(stageOf({ urn: revocation, type: "pulumi-nodejs:dynamic/nvcf:OpenBaoGrantRevocation", op: "create" }, PLANES), "core");
+        // In OpenBao's own stage: the release's migrations Job recreates the grant, so the revocation follows it at once.
+        assert.equal(
+            stageOf({ urn: revocation, type: "pulumi-nodejs:dynamic/nvcf:OpenBaoGrantRevocation", op: "update" }, PLANES),
+            "openbao",
+        );
     });
 
-    test("the OpenBao rollout's resources go with OpenBao; providers, the stack and reads go with nothing", () => {
+    test("the OpenBao rollout, baseline and grant revocation go with OpenBao; providers, the stack and reads go with nothing", () => {
         const cp = "urn:pulumi:dev::nvcf-self-managed::nvcf:control-plane:ControlPlane$";
-        for (const type of ["pulumi-nodejs:dynamic/nvcf:OpenBaoRollout", "pulumi-nodejs:dynamic/nvcf:OpenBaoJwtBaseline"]) {
-            assert.ok(isOpenBaoRolloutType(type));
+        for (const type of [
+            "pulumi-nodejs:dynamic/nvcf:OpenBaoRollout",
+            "pulumi-nodejs:dynamic/nvcf:OpenBaoJwtBaseline",
+            "pulumi-nodejs:dynamic/nvcf:OpenBaoGrantRevocation",
+        ]) {
+            assert.ok(isOpenBaoStageType(type));
             assert.equal(stageOf({ urn: `${cp}${type}::x`, type, op: "create" }, PLANES), "openbao");
         }
-        assert.equal(isOpenBaoRolloutType("pulumi-nodejs:dynamic/nvcf:OpenBaoGrantRevocation"), false);
         assert.equal(
             stageOf(
                 { urn: "urn:pulumi:dev::p::pulumi:providers:kubernetes::control-plane", type: "pulumi:providers:kubernetes", op: "update" },

@@ -275,7 +275,7 @@ export class ControlPlane extends pulumi.ComponentResource {
             this.openbaoRollout = openbaoRollout(name, openbao, releases[OPENBAO.release], openbaoTemplate, this.jwtBaseline, this);
         }
 
-        // 1.1.0: disabling the proxy leaves its OpenBao grant in place (migrations never remove it); withdraw it.
+        // Migration 10 (admin issuer) has no switch and runs on every install and upgrade of openbao-server: withdraw its grant after each.
         if (!cp.adminIssuerProxy.enabled && releases[OPENBAO.release]) {
             const { access } = args.openbao;
             const namespace = catalogEntry(OPENBAO.release).namespace(cp);
@@ -296,8 +296,10 @@ export class ControlPlane extends pulumi.ComponentResource {
                     ...(access.caCert ? { caCert: access.caCert } : {}),
                     timeoutSeconds: access.timeoutSeconds,
                     retries: access.retries,
+                    openbaoRevision: releases[OPENBAO.release].status.revision,
                 },
-                { parent: this, dependsOn: [releases[OPENBAO.release]] },
+                // After the rollout too: it steps leaders down and restarts members the revocation talks to.
+                { parent: this, dependsOn: [releases[OPENBAO.release], ...(this.openbaoRollout ? [this.openbaoRollout] : [])] },
             );
         }
 

@@ -26,6 +26,11 @@ export interface GrantRevocationInputs {
     readonly caCert?: string;
     readonly timeoutSeconds: number;
     readonly retries: number;
+    /**
+     * The `openbao-server` release's Helm revision. Its migrations Job is a post-install and
+     * post-upgrade hook that recreates the grant, so every new revision revokes again.
+     */
+    readonly openbaoRevision?: number;
 }
 
 export interface GrantRevocationOutputs extends GrantRevocationInputs {
@@ -42,7 +47,9 @@ export interface RevocationProviderOptions {
 /**
  * Withdraws the admin issuer proxy's OpenBao grant: deletes its JWT auth role, ACL policy and JWT
  * secret role (already absent counts as done), then checks that no list names the proxy any more.
- * Its delete does nothing: re-enabling the proxy lets the next migration recreate the grant.
+ * It runs again after each new revision of `openbao-server` (whose migrations recreate the grant)
+ * and after a refresh that found the grant. Its delete does nothing: re-enabling the proxy lets
+ * the next migration recreate the grant.
  */
 export class GrantRevocationProvider implements pulumi.dynamic.ResourceProvider<GrantRevocationInputs, GrantRevocationOutputs> {
     private readonly retryDelayMs: number;

@@ -46,12 +46,6 @@ export const UNREAD_VALUES: readonly UnreadValue[] = [
     },
     {
         release: "openbao-server",
-        path: "openbao.migrations.adminIssuerProxy",
-        kind: "1.1.0",
-        effect: "if the 1.1.0 chart names the switch otherwise, migration 10_setup_admin-issuer.sh still runs and re-creates the grant, which the next `pulumi up` revokes again",
-    },
-    {
-        release: "openbao-server",
         path: "openbao.jwtPluginLifecycle",
         kind: "1.1.0",
         effect: "the 1.0.4 runbook names the switch but no published chart reads it; if the chart reads another name, OpenBao keeps its current JWT plugin whatever the mode, and the JWT mount checks after the rollout still pass or fail on what really runs",

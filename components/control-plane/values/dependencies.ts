@@ -47,12 +47,6 @@ export function certManagerValues(ctx: ValuesContext): Values {
     };
 }
 
-/**
- * The value that skips migration `10_setup_admin-issuer.sh` when the admin issuer proxy is off.
- * NVCF 1.1.0 documents the switch but not the chart value; this is its one home.
- */
-export const ADMIN_ISSUER_MIGRATION_KEY = "adminIssuerProxy";
-
 /** Release `openbao-server`, key `openbao`. */
 export function openbaoValues(ctx: ValuesContext): Values {
     const { cp } = ctx;
@@ -65,9 +59,8 @@ export function openbaoValues(ctx: ValuesContext): Values {
             ...(ctx.imagePullSecrets.length > 0 ? { global: { imagePullSecrets: [...ctx.imagePullSecrets] } } : {}),
             migrations: {
                 image: { ...image(cp, "nvcf-openbao-migrations"), ...defined({ tag: migrationImage.tag }) },
+                // No value skips migration 10 (admin issuer): with the proxy off, the grant is revoked after each revision instead.
                 ...migrations,
-                // Only when off: the charts before 1.1.0 know no switch, and they run the migration.
-                ...(cp.adminIssuerProxy.enabled ? {} : { [ADMIN_ISSUER_MIGRATION_KEY]: { enabled: false } }),
                 // Helm replaces lists whole, so all three entries are always set together.
                 env: [
                     { name: "DEFAULT_CASSANDRA_PASSWORD", value: ctx.secrets.cassandraPassword },

@@ -15,9 +15,13 @@ import type { Settings } from "../../../config/settings";
 /** The stack-config path of the JWT plugin lifecycle (the bundle's `openbao.jwtPluginLifecycle.mode`). */
 export const LIFECYCLE_MODE_PATH = "controlPlane.openbao.jwtPluginLifecycle.mode";
 
-/** The OpenBao rollout's resources: every `nvcf:OpenBao*` dynamic resource but the grant revocation (which follows the core services). */
-export function isOpenBaoRolloutType(type: string): boolean {
-    return /^pulumi-nodejs:dynamic\/nvcf:OpenBao/.test(type) && type !== "pulumi-nodejs:dynamic/nvcf:OpenBaoGrantRevocation";
+/**
+ * The OpenBao stage's resources besides the release: every `nvcf:OpenBao*` dynamic resource (the
+ * rollout, the JWT baseline, and the grant revocation, which must follow the migrations Job that
+ * each new revision of openbao-server runs).
+ */
+export function isOpenBaoStageType(type: string): boolean {
+    return /^pulumi-nodejs:dynamic\/nvcf:OpenBao/.test(type);
 }
 
 /** One member's `sys/health`, or why it gave none (the error names the pod). */

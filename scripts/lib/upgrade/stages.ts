@@ -4,7 +4,7 @@
  * it made-up ones.
  */
 import { catalogEntry, OPENBAO, RELEASE_NAMES, type Phase } from "../../../components/control-plane/catalog";
-import { isOpenBaoRolloutType } from "./openbao";
+import { isOpenBaoStageType } from "./openbao";
 
 export const STAGES = [
     {
@@ -110,8 +110,8 @@ export const NAMES = {
  * The stage a change belongs to, or undefined for what the engine takes along by itself (the
  * stack, providers) and reads. Everything of a GPU cluster goes with the compute planes; a
  * control-plane Helm release with its helmfile file (OpenBao, and the rollout's resources, on
- * their own); the receipt and the control plane's health gate last; the grant revocation and DNS
- * with the core services; the rest of the control plane (namespaces, pull secrets, Kyverno and
+ * their own); the receipt and the control plane's health gate last; the grant revocation with
+ * OpenBao (its migrations recreate the grant); DNS with the core services; the rest of the control plane (namespaces, pull secrets, Kyverno and
  * the Gateway prerequisites) before the dependencies, as Helmfile needs them before its first file.
  */
 export function stageOf(step: PlannedStep, planes: readonly string[]): StageId | undefined {
@@ -121,8 +121,8 @@ export function stageOf(step: PlannedStep, planes: readonly string[]): StageId |
     if (type === "pulumi:pulumi:StackReference") return undefined;
     if (planes.some((p) => name.startsWith(NAMES.computePlane(p)))) return "compute-planes";
     if (name.startsWith(NAMES.bundle)) return "receipt";
-    if (type === "pulumi-nodejs:dynamic/nvcf:OpenBaoGrantRevocation" || name.startsWith(NAMES.gatewayDns)) return "core";
-    if (isOpenBaoRolloutType(type)) return "openbao";
+    if (name.startsWith(NAMES.gatewayDns)) return "core";
+    if (isOpenBaoStageType(type)) return "openbao";
     if (type === "pulumi-nodejs:dynamic/nvcf:HealthGate") return "receipt";
     if (type === HELM_RELEASE && step.release && RELEASE_NAMES.includes(step.release)) {
         if (step.release === OPENBAO.release) return "openbao";
