@@ -61,8 +61,10 @@ const addonsSchema = section({
                     levels: [{ nodeLabel: "nvidia.com/gpu.clique" }, { nodeLabel: "kubernetes.io/hostname" }],
                 },
             ]),
-        /** A directory holding the bundle's local `nvcf-cluster-topology` chart; default: the stack's chart source. */
+        /** A directory holding the bundle's `nvcf-cluster-topology` chart (no chart registry publishes it). */
         chartsPath: gr.grammarString(gr.filePath).optional(),
+        /** Or a chart repository (https, oci://) the chart was pushed to. */
+        repository: addonRepository,
     }),
     kaiScheduler: section({
         enabled: z.boolean().default(false),

@@ -618,7 +618,8 @@ function computePlaneProblems(settings: Settings): ConfigProblem[] {
                     plane.clusterName,
             });
         }
-        problems.push(...addonProblems(plane, key));
+        const localCharts = Boolean(plane.helmSources?.path ?? settings.controlPlane.global.helm.sources.path);
+        problems.push(...addonProblems(plane, key, localCharts));
     });
     return problems;
 }
@@ -629,7 +630,7 @@ function computePlaneProblems(settings: Settings): ConfigProblem[] {
  * there (NVCA stays unhealthy otherwise). An add-on declared installed outside the stack counts
  * as present, but the stack must not install a second copy of it.
  */
-function addonProblems(plane: ComputePlaneConfig, key: (path: string) => string): ConfigProblem[] {
+function addonProblems(plane: ComputePlaneConfig, key: (path: string) => string, localCharts: boolean): ConfigProblem[] {
     const problems: ConfigProblem[] = [];
     const { addons } = plane;
     const outside = [
@@ -646,6 +647,19 @@ function addonProblems(plane: ComputePlaneConfig, key: (path: string) => string)
                 allowed: `false while ${installed} is true, or ${installed}: false`,
             });
         }
+    }
+    const topology = addons.topologyAwareScheduling;
+    if (topology.enabled && !topology.chartsPath && !topology.repository && !localCharts) {
+        // nvcf-cluster-topology lives only in the bundle (deploy/stacks/nvcf-compute-plane/charts), referenced there by a local path.
+        problems.push({
+            key: key("addons.topologyAwareScheduling.chartsPath"),
+            message:
+                "the nvcf-cluster-topology chart ships only inside NVIDIA's bundle (deploy/stacks/nvcf-compute-plane/charts), in no chart registry",
+            given: "unset",
+            allowed:
+                "the directory holding the bundle's charts (or global.helm.sources.path, when it holds them all), or " +
+                "addons.topologyAwareScheduling.repository: a chart repository you pushed it to",
+        });
     }
     const needs = [
         [

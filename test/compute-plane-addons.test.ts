@@ -18,8 +18,10 @@ const PINNED = findBundleRelease("0.8.0")!.computePlane;
 
 const parsePlane = (extra: Record<string, unknown> = {}): ComputePlaneConfig =>
     computePlaneSchema.parse({ clusterName: "gpu", cluster: { sameAsControlPlane: true }, ...extra });
+/** The topology chart ships only inside NVIDIA's bundle: its directory is always named. */
+const TOPOLOGY_CHARTS = "/srv/nvcf/deploy/stacks/nvcf-compute-plane/charts";
 const ALL_ON = {
-    topologyAwareScheduling: { enabled: true },
+    topologyAwareScheduling: { enabled: true, chartsPath: TOPOLOGY_CHARTS },
     kaiScheduler: { enabled: true },
     groveOperator: { enabled: true },
     dynamoOperator: { enabled: true },
@@ -90,7 +92,7 @@ describe("the add-on catalog: the bundle's releases, in its file order", () => {
         ["KAI alone", { addons: { kaiScheduler: { enabled: true } } }, ["kai-scheduler"]],
         [
             "KAI and its topology",
-            { addons: { kaiScheduler: { enabled: true }, topologyAwareScheduling: { enabled: true } } },
+            { addons: { kaiScheduler: { enabled: true }, topologyAwareScheduling: ALL_ON.topologyAwareScheduling } },
             ["kai-scheduler", "nvcf-kai-topology"],
         ],
         [
@@ -105,7 +107,7 @@ describe("the add-on catalog: the bundle's releases, in its file order", () => {
         ],
         [
             "the topology for a KAI scheduler installed outside the stack",
-            { kaiSchedulerInstalled: true, addons: { topologyAwareScheduling: { enabled: true } } },
+            { kaiSchedulerInstalled: true, addons: { topologyAwareScheduling: ALL_ON.topologyAwareScheduling } },
             ["nvcf-kai-topology"],
         ],
         [
@@ -211,17 +213,25 @@ describe("where the add-on charts come from", () => {
             chart: "dynamo-platform",
             repositoryOpts: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo" },
         });
-        // The local topology chart: from the stack's chart source unless chartsPath names its directory.
-        assert.deepEqual(addonChart(entry("nvcf-kai-topology"), plane, stack), {
-            chart: "oci://nvcr.io/nvidia/nvcf/nvcf-cluster-topology",
-        });
+        // The topology chart is in no registry (not the stack's oci:// source): from chartsPath, or a repository it was pushed to.
+        assert.deepEqual(addonChart(entry("nvcf-kai-topology"), plane, stack), { chart: `${TOPOLOGY_CHARTS}/nvcf-cluster-topology` });
         const local = parsePlane({ addons: { ...ALL_ON, topologyAwareScheduling: { enabled: true, chartsPath: "/charts/" } } });
         assert.deepEqual(addonChart(entry("nvcf-grove-topology"), local, stack), { chart: "/charts/nvcf-cluster-topology" });
+        const pushed = parsePlane({
+            addons: { ...ALL_ON, topologyAwareScheduling: { enabled: true, repository: "oci://registry.example.com/nvcf-charts" } },
+        });
+        assert.deepEqual(addonChart(entry("nvcf-kai-topology"), pushed, stack), {
+            chart: "oci://registry.example.com/nvcf-charts/nvcf-cluster-topology",
+        });
     });
 
     test("a local chart directory of the stack holds them all; a repository setting wins", () => {
         const plane = parsePlane({
-            addons: { ...ALL_ON, dynamoOperator: { enabled: true, repository: "oci://registry.example.com/mirror/" } },
+            addons: {
+                ...ALL_ON,
+                topologyAwareScheduling: { enabled: true },
+                dynamoOperator: { enabled: true, repository: "oci://registry.example.com/mirror/" },
+            },
         });
         const dir = { chartSources: { path: "/srv/charts" } };
         assert.deepEqual(addonChart(entry("kai-scheduler"), plane, dir), { chart: "/srv/charts/kai-scheduler" });
@@ -276,9 +286,9 @@ describe("a compute plane with every add-on on", () => {
         });
         assert.deepEqual(rows, [
             ["kai-scheduler", "kai-scheduler", "oci://ghcr.io/kai-scheduler/kai-scheduler/kai-scheduler", "v0.16.7"],
-            ["nvcf-kai-topology", "nvca-operator", "oci://nvcr.io/nvidia/nvcf/nvcf-cluster-topology", "0.1.0"],
+            ["nvcf-kai-topology", "nvca-operator", `${TOPOLOGY_CHARTS}/nvcf-cluster-topology`, "0.1.0"],
             ["grove-operator", "grove-system", "oci://ghcr.io/ai-dynamo/grove/grove-charts", "v0.1.0-alpha.11"],
-            ["nvcf-grove-topology", "nvca-operator", "oci://nvcr.io/nvidia/nvcf/nvcf-cluster-topology", "0.1.0"],
+            ["nvcf-grove-topology", "nvca-operator", `${TOPOLOGY_CHARTS}/nvcf-cluster-topology`, "0.1.0"],
             ["dynamo-operator", "dynamo-system", "dynamo-platform", "1.2.1"],
         ]);
         assert.deepEqual(addon("dynamo-operator").inputs.repositoryOpts, { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo" });

@@ -921,7 +921,7 @@ describe("cross-key rules of compute planes", () => {
     const kai = { kaiScheduler: { enabled: true } };
     const grove = { groveOperator: { enabled: true } };
     const dynamo = { dynamoOperator: { enabled: true } };
-    const topology = { topologyAwareScheduling: { enabled: true } };
+    const topology = { topologyAwareScheduling: { enabled: true, chartsPath: "/srv/nvcf/charts" } };
     const needsKai = { given: true, allowed: "false, or addons.kaiScheduler.enabled: true or kaiSchedulerInstalled: true" };
 
     test("the add-on DAG: Grove and the topology need KAI, Dynamo needs Grove", () => {
@@ -953,6 +953,24 @@ describe("cross-key rules of compute planes", () => {
         parse(
             devRaw({ values: { computePlanes: [plane({ kaiSchedulerInstalled: true, groveOperatorInstalled: true, addons: dynamo })] } }),
         );
+    });
+
+    test("the topology chart is in no registry: a directory that holds it, or a repository it was pushed to, is required", () => {
+        const on = { topologyAwareScheduling: { enabled: true } };
+        assertProblems(devRaw({ values: { computePlanes: [plane({ addons: { ...kai, ...on } })] } }), [
+            {
+                key: `${P}:computePlanes[0].addons.topologyAwareScheduling.chartsPath`,
+                message:
+                    "the nvcf-cluster-topology chart ships only inside NVIDIA's bundle (deploy/stacks/nvcf-compute-plane/charts), in no chart registry",
+                given: "unset",
+                allowed:
+                    "the directory holding the bundle's charts (or global.helm.sources.path, when it holds them all), or " +
+                    "addons.topologyAwareScheduling.repository: a chart repository you pushed it to",
+            },
+        ]);
+        const pushed = { topologyAwareScheduling: { enabled: true, repository: "oci://registry.example.com/nvcf-charts" } };
+        parse(devRaw({ values: { computePlanes: [plane({ addons: { ...kai, ...pushed } })] } }));
+        parse(devRaw({ values: { computePlanes: [plane({ addons: { ...kai, ...on }, helmSources: { path: "/srv/nvcf/charts" } })] } }));
     });
 
     test("an add-on both installed by the stack and declared installed outside it", () => {

@@ -114,4 +114,25 @@ describe("NVCA teardown in the program", () => {
         assert.equal((teardown.inputs as any).forceFinalizers, true);
         assert.equal((teardown.inputs as any).timeoutSeconds, 60);
     });
+
+    test("the topology releases, recorded in nvca-operator, depend on the teardown: destroy uninstalls them before it deletes the namespace", async () => {
+        const topology = {
+            ...PLANE,
+            addons: {
+                kaiScheduler: { enabled: true },
+                groveOperator: { enabled: true },
+                topologyAwareScheduling: { enabled: true, chartsPath: "/srv/nvcf/charts" },
+            },
+        };
+        const { config, secretKeys } = devConfig();
+        const run = await runProgram(withConfig(config, { "nvcf-self-managed:computePlanes": [topology] }), secretKeys);
+        const teardown = byName(run, "compute-plane-gpu-a-nvca-teardown")!;
+        for (const name of ["nvcf-kai-topology", "nvcf-grove-topology"]) {
+            const r = byName(run, `compute-plane-gpu-a-${name}`)!;
+            assert.equal(r.inputs.namespace, "nvca-operator");
+            assert.ok(dependsOn(r, teardown), name);
+        }
+        // The add-ons in namespaces of their own are not held by it.
+        assert.ok(!dependsOn(byName(run, "compute-plane-gpu-a-kai-scheduler")!, teardown));
+    });
 });

@@ -22,7 +22,7 @@ export interface AddonValuesContext {
 export type AddonSource =
     /** A repository of the bundle's `repositories:` (public), unless the plane points elsewhere. */
     | { readonly kind: "repository"; readonly repository: string; readonly override: (plane: ComputePlaneConfig) => string | undefined }
-    /** The bundle's local chart directory (addons.topologyAwareScheduling.chartsPath), else the stack's chart source. */
+    /** The bundle's chart directory (addons.topologyAwareScheduling.chartsPath), or a repository it was pushed to. */
     | { readonly kind: "topology-local" };
 
 export interface AddonEntry {
@@ -129,14 +129,15 @@ export interface AddonChartSources {
  * Where Helm pulls an add-on's chart. A repository add-on: the plane's `repository` override,
  * else the stack's local chart directory when its charts are mirrored to one, else the bundle's
  * public repository (no credentials: the stack's chart credentials are for its own source).
- * The topology chart: `chartsPath`, else the stack's chart source, like the observability bundle's local charts.
+ * The topology chart: `chartsPath`, else the `repository` it was pushed to, else the stack's local chart
+ * directory (a config rule requires one of them).
  */
 export function addonChart(entry: AddonEntry, plane: ComputePlaneConfig, sources: AddonChartSources): ChartRef {
     if (entry.source.kind === "topology-local") {
-        const path = plane.addons.topologyAwareScheduling.chartsPath;
-        return path
-            ? chartFromSources(entry.chart, { path }, undefined)
-            : chartFromSources(entry.chart, sources.chartSources, sources.chartAuth);
+        const { chartsPath, repository } = plane.addons.topologyAwareScheduling;
+        if (chartsPath) return chartFromSources(entry.chart, { path: chartsPath }, undefined);
+        // NVIDIA publishes the chart to no registry: a repository it was pushed to, else the stack's local chart directory.
+        return chartFromRepository(entry.chart, repository ?? "", repository, sources);
     }
     return chartFromRepository(entry.chart, entry.source.repository, entry.source.override(plane), sources);
 }

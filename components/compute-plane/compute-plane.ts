@@ -172,6 +172,22 @@ export class ComputePlane extends pulumi.ComponentResource {
         // The add-ons, as the bundle's 01-dependencies file installs them: each after its namespace,
         // its pull secret and what it needs; destroy removes them in reverse.
         const addonDeps = addonDependencies(addons);
+        // Destroy runs it after the operator's uninstall and the add-ons in NVCA's namespaces (the
+        // topology releases), which depend on it: NVCA's CRDs and namespaces, which the uninstall
+        // leaves, go as the cluster document removes them, after every release recorded in them.
+        this.teardown = new NvcaTeardown(
+            `${name}-nvca-teardown`,
+            {
+                clusterName: plane.clusterName,
+                reach,
+                crds: [...NVCA_CRDS],
+                namespaces: [...NVCA_NAMESPACES],
+                timeoutSeconds: plane.teardown.timeoutSeconds,
+                forceFinalizers: plane.teardown.forceFinalizers,
+            },
+            { parent: this, dependsOn: Object.values(namespaces.byName) },
+        );
+
         const addonReleases: Record<string, k8s.helm.v3.Release> = {};
         for (const entry of addons) {
             const ns = namespaces.byName[entry.namespace];
@@ -194,27 +210,14 @@ export class ComputePlane extends pulumi.ComponentResource {
                         ...(secret ? [secret] : []),
                         ...(policy ? [policy] : []),
                         ...(addonDeps.get(entry.name) ?? []).map((dep) => addonReleases[dep]),
+                        // Uninstalled before the teardown deletes the namespace that holds their Helm records.
+                        ...((NVCA_NAMESPACES as readonly string[]).includes(entry.namespace) ? [this.teardown] : []),
                         ...afterPreflight,
                     ],
                 },
             );
         }
         this.addons = addonReleases;
-
-        // Destroy runs it after the operator's uninstall (the operator depends on it): NVCA's CRDs
-        // and namespaces, which the uninstall leaves, go as the cluster document removes them.
-        this.teardown = new NvcaTeardown(
-            `${name}-nvca-teardown`,
-            {
-                clusterName: plane.clusterName,
-                reach,
-                crds: [...NVCA_CRDS],
-                namespaces: [...NVCA_NAMESPACES],
-                timeoutSeconds: plane.teardown.timeoutSeconds,
-                forceFinalizers: plane.teardown.forceFinalizers,
-            },
-            { parent: this, dependsOn: Object.values(namespaces.byName) },
-        );
 
         const operatorNamespace = namespaces.byName[NVCA_OPERATOR.namespace];
         this.operator = helmRelease(
