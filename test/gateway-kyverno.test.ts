@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { before, describe, test } from "node:test";
-import { gatewaySpecs } from "../components/control-plane/gateway-prerequisites";
+import { GATEWAY_API_CRDS } from "../components/contracts/gateway-api";
+import { gatewayApiManifestProblem, gatewaySpecs } from "../components/control-plane/gateway-prerequisites";
 import { controlPlaneSchema } from "../config/schema";
 import {
     devConfig,
@@ -125,8 +128,10 @@ describe("ingress.gatewayApi.install", () => {
 
     test("declares the manifest's CRDs, as given (without their status)", () => {
         assert.deepEqual(
-            crds().map((c) => (c.inputs.metadata as { name: string }).name),
-            ["gatewayclasses", "gateways", "httproutes"].map((n) => `${n}.gateway.networking.k8s.io`),
+            crds()
+                .map((c) => (c.inputs.metadata as { name: string }).name)
+                .sort(),
+            ["gatewayclasses", "gateways", "httproutes", "referencegrants", "tcproutes"].map((n) => `${n}.gateway.networking.k8s.io`),
         );
         for (const crd of crds()) assert.equal(crd.inputs.status, undefined);
     });
@@ -192,6 +197,65 @@ describe("ingress.gatewayApi.install", () => {
         const { error, resources } = await runProgramExpectingError(bad, secretKeys);
         assert.match(error.message, /controlPlane\.ingress\.gatewayApi\.install\.crdsManifest: cannot read \/nonexistent\.yaml/);
         assert.equal(resources.filter((r) => r.type === "kubernetes:helm.sh/v3:Release").length, 0);
+    });
+});
+
+describe("the Gateway API CRD file: v1.2.0 or newer, experimental channel, every kind the routes create", () => {
+    const fixture = fs.readFileSync(CRDS, "utf8");
+    const crd = (plural: string, channel = "experimental", version = "v1.2.0") =>
+        ({
+            kind: "CustomResourceDefinition",
+            apiVersion: "apiextensions.k8s.io/v1",
+            metadata: {
+                name: `${plural}.gateway.networking.k8s.io`,
+                annotations: { "gateway.networking.k8s.io/channel": channel, "gateway.networking.k8s.io/bundle-version": version },
+            },
+        }) as const;
+    const all = (channel?: string, version?: string) => GATEWAY_API_CRDS.map((c) => crd(c, channel, version));
+
+    test("the suite's copy of v1.2.0's experimental-install.yaml passes", () => {
+        const objects = fixture.split(/^---$/m).filter((d) => d.includes("kind: CustomResourceDefinition"));
+        assert.equal(objects.length, GATEWAY_API_CRDS.length);
+        assert.equal(gatewayApiManifestProblem(all()), undefined);
+        assert.equal(gatewayApiManifestProblem(all("experimental", "v1.3.0")), undefined, "a newer release keeps the kinds");
+    });
+
+    test("the standard channel (no TCPRoute), an older release, or a missing CRD is named", () => {
+        const standard = GATEWAY_API_CRDS.filter((c) => c !== "tcproutes").map((c) => crd(c, "standard"));
+        assert.equal(
+            gatewayApiManifestProblem(standard),
+            "lacks the CustomResourceDefinitions tcproutes.gateway.networking.k8s.io; " +
+                "is the standard channel (gateway.networking.k8s.io/channel), not experimental",
+        );
+        assert.equal(
+            gatewayApiManifestProblem(all("experimental", "v1.1.0")),
+            "is Gateway API v1.1.0 (gateway.networking.k8s.io/bundle-version), older than v1.2.0",
+        );
+        assert.match(
+            gatewayApiManifestProblem(all().filter((o) => !o.metadata.name.startsWith("referencegrants"))) ?? "",
+            /^lacks the CustomResourceDefinitions referencegrants\.gateway\.networking\.k8s\.io$/,
+        );
+    });
+
+    test("the program stops on a standard-channel file, naming the key, the file and what is missing", async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gateway-crds-"));
+        try {
+            const file = path.join(dir, "standard-install.yaml");
+            fs.writeFileSync(file, fixture.replace(/channel: experimental/g, "channel: standard"));
+            const { config, secretKeys } = devConfig();
+            const bad = withConfig(config, {
+                [`${P}:controlPlane`]: {
+                    ingress: { gatewayApi: { install: { ...GATEWAY_ON.ingress.gatewayApi.install, crdsManifest: file } } },
+                },
+            });
+            const { error } = await runProgramExpectingError(bad, secretKeys);
+            assert.match(
+                error.message,
+                /controlPlane\.ingress\.gatewayApi\.install\.crdsManifest: .*standard-install\.yaml is the standard channel \(gateway\.networking\.k8s\.io\/channel\), not experimental; use v1\.2\.0's experimental-install\.yaml/,
+            );
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
     });
 });
 

@@ -4,6 +4,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../../config/schema";
 import { PROJECT } from "../../config/project";
+import { GATEWAY_API, GATEWAY_API_CRDS, gatewayApiVersionSupported } from "../contracts/gateway-api";
 import type { ChartCredentials, HelmSources } from "../kubernetes/chart-source";
 import { ENVOY_GATEWAY, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
 
@@ -61,7 +62,12 @@ export interface GatewayPrerequisitesArgs {
     readonly skipAwait: boolean;
 }
 
-type Manifest = { apiVersion?: string; kind?: string; metadata?: { name?: string }; status?: unknown } & Record<string, unknown>;
+type Manifest = {
+    apiVersion?: string;
+    kind?: string;
+    metadata?: { name?: string; annotations?: Record<string, string> };
+    status?: unknown;
+} & Record<string, unknown>;
 
 /**
  * What the README used to list as prerequisites of the routes, installed with the stack: the
@@ -169,10 +175,30 @@ function readManifest(file: string): Manifest[] {
     const objects = docs.filter((d): d is Manifest => !!d && typeof d === "object" && !Array.isArray(d));
     const bad = objects.find((o) => typeof o.apiVersion !== "string" || typeof o.kind !== "string" || typeof o.metadata?.name !== "string");
     if (bad) throw new pulumi.RunError(`${key}: ${file} holds an object without apiVersion, kind or metadata.name`);
-    if (!objects.some((o) => o.kind === "CustomResourceDefinition" && o.metadata?.name === "gateways.gateway.networking.k8s.io")) {
-        throw new pulumi.RunError(`${key}: ${file} holds no CustomResourceDefinition gateways.gateway.networking.k8s.io`);
-    }
+    const problem = gatewayApiManifestProblem(objects);
+    if (problem) throw new pulumi.RunError(`${key}: ${file} ${problem}; use ${GATEWAY_API.minVersion}'s experimental-install.yaml`);
     return objects;
+}
+
+/**
+ * What keeps a CRD file from serving the bundle: a CRD the routes need is missing (the standard
+ * channel has no TCPRoute), it is not the experimental channel, or it is older than the routes' kinds.
+ */
+export function gatewayApiManifestProblem(objects: readonly Manifest[]): string | undefined {
+    const crds = new Map(objects.filter((o) => o.kind === "CustomResourceDefinition").map((o) => [String(o.metadata?.name), o] as const));
+    const names = GATEWAY_API_CRDS.map((c) => `${c}.${GATEWAY_API.group}`);
+    const missing = names.filter((n) => !crds.has(n));
+    const annotations = (n: string) => crds.get(n)?.metadata?.annotations ?? {};
+    const channels = [...new Set(names.filter((n) => crds.has(n)).map((n) => annotations(n)[GATEWAY_API.channelAnnotation] ?? "none"))];
+    const versions = [...new Set(names.filter((n) => crds.has(n)).map((n) => annotations(n)[GATEWAY_API.versionAnnotation] ?? "none"))];
+    const problems: string[] = [];
+    if (missing.length > 0) problems.push(`lacks the CustomResourceDefinitions ${missing.join(", ")}`);
+    if (channels.some((c) => c !== GATEWAY_API.channel))
+        problems.push(`is the ${channels.join("/")} channel (${GATEWAY_API.channelAnnotation}), not ${GATEWAY_API.channel}`);
+    const old = versions.filter((v) => !gatewayApiVersionSupported(v));
+    if (old.length > 0)
+        problems.push(`is Gateway API ${old.join("/")} (${GATEWAY_API.versionAnnotation}), older than ${GATEWAY_API.minVersion}`);
+    return problems.length > 0 ? problems.join("; ") : undefined;
 }
 
 function loadAll(text: string): unknown[] {

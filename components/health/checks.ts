@@ -1,3 +1,4 @@
+import { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../contracts/gateway-api";
 import { agentIsHealthy, nvcfBackendPath } from "../contracts/nvca";
 import { excerpt, httpRequest, type TlsOptions } from "../providers/http";
 import { getObject, listItems, type Kube } from "./kube-client";
@@ -20,10 +21,7 @@ export interface CheckResult {
 /** The oldest Kubernetes the program supports: nvcf-cli's own preflight refuses kubectl older than 1.28. */
 export const MIN_KUBERNETES = { major: 1, minor: 28 } as const;
 
-/** The Gateway API CRDs the routes chart creates objects of (TCPRoute is in the experimental channel only). */
-export const GATEWAY_API_CRDS = ["gatewayclasses", "gateways", "httproutes", "referencegrants", "tcproutes"] as const;
-export const GATEWAY_API_INSTALL =
-    "kubectl apply --server-side -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.2.0/experimental-install.yaml";
+export { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../contracts/gateway-api";
 
 /** A Gateway and the listeners (name and port) the bundle's routes attach to. */
 export interface GatewaySpec {
