@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { functionQueuesEmpty, parseQueueRef } from "../scripts/lib/upgrade/function-queues";
 import type { QueueDto, QueuesResponse } from "../components/contracts/nvcf-api";
+import { JSZ_PAGE, type JszAccount, type JszAnswer, type JszStream } from "../components/contracts/nats";
 import { natsDrained } from "../scripts/lib/upgrade/nats-drain";
 import { openBaoClusterId, openBaoMembersChecked } from "../scripts/lib/upgrade/openbao";
 import { kubeProgressStore, resumeAt, withStage } from "../scripts/lib/upgrade/progress";
@@ -33,17 +34,19 @@ function natsPod(kube: WorldKube, name: string, port = 8222): void {
 }
 
 /**
- * `/jsz?accounts=true&streams=true&config=true` as nats-server answers it: the accounts paged
- * by offset and limit (the page's accounts only), each with its streams' config and state.
+ * `/jsz?accounts=true&streams=true&config=true` as nats-server answers it (JSInfo in
+ * server/monitor.go): the accounts paged by offset and limit, `total` always, and
+ * `account_details` left out of a page that holds none.
  */
-function jsz(accounts: { name: string; stream_detail?: unknown[] }[]) {
+function jsz(accounts: readonly Omit<JszAccount, "id">[]) {
     return (_path: string, q: URLSearchParams) => {
         const offset = Number(q.get("offset") ?? 0);
-        const limit = Number(q.get("limit") ?? 1024);
+        const limit = Number(q.get("limit") ?? JSZ_PAGE);
         assert.equal(q.get("accounts"), "true");
         assert.equal(q.get("streams"), "true");
         assert.equal(q.get("config"), "true");
-        const body = { server_id: "N1", account_details: accounts.slice(offset, offset + limit).map((a) => ({ id: a.name, ...a })) };
+        const page: JszAccount[] = accounts.slice(offset, offset + limit).map((a) => ({ id: a.name, ...a }));
+        const body: JszAnswer = { server_id: "N1", total: accounts.length, ...(page.length > 0 ? { account_details: page } : {}) };
         return { status: 200, body, text: JSON.stringify(body) };
     };
 }
@@ -102,6 +105,21 @@ describe("the NATS drain gate (/jsz of every NATS pod, through the API server's 
         );
     });
 
+    test("accounts an exact multiple of the page: the page past the end has no account_details, and that is the end", async () => {
+        const kube = new WorldKube();
+        natsPod(kube, "nats-0");
+        const accounts = [
+            { name: "A1", stream_detail: [stream("s1", 0)] },
+            { name: "A2", stream_detail: [stream("s2", 0)] },
+        ];
+        kube.proxy(/pods\/nats-0:8222\/proxy\/jsz$/, jsz(accounts));
+        const r = await natsDrained(kube, 2);
+        assert.equal(r.ok, true, r.detail);
+        assert.match(r.detail, /2 single-replica memory streams are present and empty/);
+        // Only the one page: `total` says there is no more.
+        assert.equal(kube.calls.filter((c) => c.includes("/jsz")).length, 1);
+    });
+
     test("no single-replica memory stream anywhere blocks: a missing stream is not a drained one", async () => {
         const kube = new WorldKube();
         natsPod(kube, "nats-0");
@@ -119,13 +137,24 @@ describe("the NATS drain gate (/jsz of every NATS pod, through the API server's 
                 /could not read NATS's streams: nats-0: \/jsz answered HTTP 503: no endpoints/,
             ],
             [
-                "no accounts",
+                "not an answer of /jsz",
                 (k) => k.proxy(/jsz$/, () => ({ status: 200, body: { server_id: "N" }, text: "{}" })),
-                /answered without account_details/,
+                /answered without account_details or total/,
             ],
             [
+                "JetStream off",
+                (k) => k.proxy(/jsz$/, () => ({ status: 200, body: { server_id: "N", disabled: true, total: 0 }, text: "{}" })),
+                /JetStream is disabled on this server/,
+            ],
+            ["no JetStream account", (k) => k.proxy(/jsz$/, jsz([])), /no single-replica memory stream on nats-0/],
+            [
                 "no config",
-                (k) => k.proxy(/jsz$/, jsz([{ name: "APP", stream_detail: [{ name: "s", state: { messages: 0 } }] }])),
+                // As nats-server details a stream asked without config=true: `config` is left out.
+                (k) =>
+                    k.proxy(
+                        /jsz$/,
+                        jsz([{ name: "APP", stream_detail: [{ name: "s", state: { messages: 0, bytes: 0 } } as unknown as JszStream] }]),
+                    ),
                 /stream APP\/s: no config.storage or state.messages/,
             ],
             ["no pod", undefined, /no NATS pod \(a pod with a nats container\) in nats-system/],

@@ -11,6 +11,7 @@ import { devRaw } from "./support/raw-config";
 import { fixtureRelease, stream, WorldEngine, WorldKube, worldResources } from "./support/upgrade-world";
 import { AGENT_STATUS, type AgentStatus } from "../components/contracts/nvca";
 import { conform } from "./support/conformance";
+import type { JszAnswer } from "../components/contracts/nats";
 
 /**
  * The upgrade command's runner against an in-process world (test/support/upgrade-world.ts):
@@ -102,7 +103,11 @@ class World {
             spec: { containers: [{ name: "nats", ports: [{ name: "monitor", containerPort: 8222 }] }] },
         });
         k.proxy(/pods\/nats-0:8222\/proxy\/jsz$/, () => {
-            const body = { account_details: [{ name: "APP", stream_detail: [stream("requests", f.natsMessages)] }] };
+            const body: JszAnswer = {
+                server_id: "N1",
+                total: 1,
+                account_details: [{ name: "APP", id: "APP", stream_detail: [stream("requests", f.natsMessages)] }],
+            };
             return { status: 200, body, text: "" };
         });
         // OpenBao: three members, the first active.

@@ -12,6 +12,7 @@ import type { PlannedStep } from "../../scripts/lib/upgrade/stages";
 import { FakeKubeApi } from "./fake-kube-api";
 import type { RecordedResource } from "./harness";
 import type { HelmReleaseStatus } from "../../components/contracts/helm";
+import type { JszStream } from "../../components/contracts/nats";
 
 /** Bundle release `name`: the pinned one's versions with some charts bumped. */
 export function fixtureRelease(name: string, bumps: Record<string, string> = {}, images: Record<string, string> = {}): BundleRelease {
@@ -30,7 +31,7 @@ export function fixtureRelease(name: string, bumps: Record<string, string> = {},
 }
 
 /** A JetStream stream as `/jsz?accounts=true&streams=true&config=true` details it. */
-export function stream(name: string, messages: number, storage: "memory" | "file" = "memory", replicas = 1) {
+export function stream(name: string, messages: number, storage: JszStream["config"]["storage"] = "memory", replicas = 1): JszStream {
     return { name, config: { name, storage, num_replicas: replicas }, state: { messages, bytes: messages * 100 } };
 }
 

@@ -7,18 +7,9 @@
 import type { CheckResult } from "../../../components/health/checks";
 import { listItems, type Kube } from "../../../components/health/kube-client";
 import { excerpt } from "../../../components/providers/http";
+import { JSZ_PAGE, JSZ_STORAGE, NATS } from "../../../components/contracts/nats";
 
-export const NATS = {
-    namespace: "nats-system",
-    /** The runbook picks the NATS pods by this container (the auth callout's pods have none). */
-    container: "nats",
-    /** The chart's name for the monitoring port, and its number. */
-    monitorPortName: "monitor",
-    monitorPort: 8222,
-} as const;
-
-/** `/jsz` pages its accounts: offset and limit, 1024 by default. */
-export const JSZ_PAGE = 1024;
+export { JSZ_PAGE, NATS } from "../../../components/contracts/nats";
 
 interface Stream {
     readonly pod: string;
@@ -50,8 +41,11 @@ async function memoryStreams(kube: Kube, pod: { name: string; port: number }, pa
         const query = `accounts=true&streams=true&config=true&offset=${offset}&limit=${pageSize}`;
         const res = await kube.request("GET", `/api/v1/namespaces/${NATS.namespace}/pods/${pod.name}:${pod.port}/proxy/jsz?${query}`);
         if (res.status !== 200) throw new Error(`${pod.name}: /jsz answered HTTP ${res.status}: ${excerpt(res.text, 160) || "no body"}`);
-        const accounts: unknown = res.body?.account_details;
-        if (!Array.isArray(accounts)) throw new Error(`${pod.name}: /jsz answered without account_details (is JetStream on?)`);
+        if (res.body?.disabled === true) throw new Error(`${pod.name}: /jsz says JetStream is disabled on this server`);
+        const total: unknown = res.body?.total;
+        // account_details is left out of a page that holds no account: past the end, or none at all.
+        const accounts: unknown = res.body?.account_details ?? (typeof total === "number" && offset >= total ? [] : undefined);
+        if (!Array.isArray(accounts)) throw new Error(`${pod.name}: /jsz answered without account_details or total (is JetStream on?)`);
         for (const account of accounts as { name?: string; stream_detail?: unknown }[]) {
             const details = account.stream_detail ?? [];
             if (!Array.isArray(details)) throw new Error(`${pod.name}: account ${account.name}: stream_detail is not a list`);
@@ -64,12 +58,12 @@ async function memoryStreams(kube: Kube, pod: { name: string; port: number }, pa
                     throw new Error(`${pod.name}: stream ${account.name}/${s.name}: no config.storage or state.messages in the answer`);
                 }
                 const replicas = typeof s.config.num_replicas === "number" ? s.config.num_replicas : 1;
-                if (s.config.storage === "memory" && replicas === 1) {
+                if (s.config.storage === JSZ_STORAGE.memory && replicas === 1) {
                     streams.push({ pod: pod.name, account: account.name ?? "?", name: s.name ?? "?", messages: s.state.messages });
                 }
             }
         }
-        if (accounts.length < pageSize) return streams;
+        if (typeof total === "number" ? offset + accounts.length >= total : accounts.length < pageSize) return streams;
     }
 }
 
