@@ -40,7 +40,7 @@ const SWITCHES_1_1_0: Plain = {
     nats: { workerAuth: "token", podAnnotations: annotations },
     adminIssuerProxy: { enabled: false },
     natsAuthCalloutService: { podAnnotations: annotations, serviceConfig: { logging: { level: "debug", sampling: { initial: 10 } } } },
-    // The 1.0.4 runbook's JWT plugin switch: its value name is this program's too.
+    // The 1.0.4 runbook's JWT plugin switch: the program checks the mounts itself and writes no value for it.
     openbao: { server: { annotations }, jwtPluginLifecycle: { mode: "bridge" } },
     ...Object.fromEntries(["api", "nvctApi", "invocation", "grpcproxy", "apikeys", "ess"].map((k) => [k, { podAnnotations: annotations }])),
 };

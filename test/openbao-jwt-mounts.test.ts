@@ -52,13 +52,16 @@ describe("the JWT mount checks on data", () => {
         assert.deepEqual(jwtMounts(undefined), []);
     });
 
-    test("metadata: a mount without its running version or SHA-256, or pinned to a version it does not run", () => {
+    test("metadata: a mount without its running SHA-256, or pinned to a version it does not run", () => {
         assert.deepEqual(metadataProblems([mount("a/")]), []);
         assert.deepEqual(metadataProblems([mount("a/", { runningSha256: "" }), mount("b/", { pluginVersion: "v1.4.1" })]), [
-            "mount a/ has no running plugin version or SHA-256 (missing metadata)",
+            "mount a/ has no running SHA-256 (missing metadata)",
             "mount b/ is pinned to v1.4.1 but runs v1.3.7 (an incomplete plugin transition)",
         ]);
         assert.deepEqual(metadataProblems([mount("unpinned/", { pluginVersion: "" })]), [], "an unpinned mount is fine");
+        // The pinned chart registers the plugin without -version: OpenBao reports "" for both (vault/mount.go, v2.5.5).
+        const unversioned = mount("services/nvcf-api/jwt/", { pluginVersion: "", runningVersion: "" });
+        assert.deepEqual(metadataProblems([unversioned]), [], "an unversioned plugin is identified by its SHA-256");
     });
 
     test("existing mounts keep their version and SHA-256; new ones are on the target entry", () => {
@@ -129,7 +132,7 @@ describe("the JWT mount checks against OpenBao's API", () => {
         bao.mounts["services/nvcf-api/jwt/"] = jwtMount("", "", "uuid-nvcf-api", "");
         await assert.rejects(
             captureJwtBaseline(members, "openbao-server-0"),
-            /the JWT mounts cannot be the baseline of the plugin lifecycle, so OpenBao was not changed: mount services\/nvcf-api\/jwt\/ has no running plugin version or SHA-256 \(missing metadata\)\. Finish or repair the plugin migration first/,
+            /the JWT mounts cannot be the baseline of the plugin lifecycle, so OpenBao was not changed: mount services\/nvcf-api\/jwt\/ has no running SHA-256 \(missing metadata\)\. Finish or repair the plugin migration first/,
         );
     });
 
@@ -159,8 +162,47 @@ describe("the JWT mount checks against OpenBao's API", () => {
                 err.message,
                 /^the JWT mount check against the baseline of .* failed: mount services\/old\/jwt\/ is new but runs v1\.3\.7/,
             );
-            assert.match(err.message, /Do not switch openbao\.jwtPluginLifecycle\.mode to versioned/);
+            assert.match(
+                err.message,
+                /Keep the plugin binaries the mounts ran, and repair the mounts with NVIDIA's OpenBao JWT plugin upgrade runbook/,
+            );
             return true;
         });
+    });
+});
+
+describe("the JWT mount checks on the pinned bundle's OpenBao (the plugin registered without a version)", () => {
+    /** As deploy.sh registers it (`bao plugin register -sha256=... secret vault-plugin-secrets-jwt`) and migrations mount it. */
+    function unversioned() {
+        const w = world();
+        w.bao.catalog.length = 0;
+        w.bao.catalog.push({ name: "vault-plugin-secrets-jwt", type: "secret", version: "", sha256: OLD_SHA, builtin: false });
+        w.bao.mounts["services/nvcf-api/jwt/"] = jwtMount("", OLD_SHA, "uuid-nvcf-api");
+        return w;
+    }
+
+    test("the baseline is captured, an existing mount on the same binary is kept, and a new mount on the unversioned entry passes", async () => {
+        const { members, bao } = unversioned();
+        const before = await captureJwtBaseline(members, "openbao-server-0");
+        assert.deepEqual(
+            before.mounts.map((m) => [m.path, m.runningVersion, m.runningSha256]),
+            [["services/nvcf-api/jwt/", "", OLD_SHA]],
+        );
+        bao.mounts["services/new/jwt/"] = jwtMount("", OLD_SHA, "uuid-new");
+        assert.deepEqual(await verifyJwtMounts(members, "openbao-server-0", before), {
+            kept: ["services/nvcf-api/jwt/"],
+            added: ["services/new/jwt/"],
+            target: { version: "", sha256: OLD_SHA },
+        });
+    });
+
+    test("a mount whose binary changed fails, naming both binaries", async () => {
+        const { members, bao } = unversioned();
+        const before = await captureJwtBaseline(members, "openbao-server-0");
+        bao.mounts["services/nvcf-api/jwt/"] = jwtMount("", NEW_SHA, "uuid-nvcf-api");
+        await assert.rejects(
+            verifyJwtMounts(members, "openbao-server-0", before),
+            /mount services\/nvcf-api\/jwt\/ ran an unversioned plugin \(SHA-256 aaaaaaaaaaaa\) and now runs an unversioned plugin \(SHA-256 bbbbbbbbbbbb\)/,
+        );
     });
 });

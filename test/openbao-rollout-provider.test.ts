@@ -126,7 +126,7 @@ describe("the OpenBaoRollout resource", () => {
         cluster.setTemplate("openbao-server-rev2");
         const { outs } = await p.create(inputs({ jwtPluginLifecycle: { mode: "bridge", baseline } }));
         assert.deepEqual(outs!.jwtMounts, { kept: ["services/nvcf-api/jwt/"], added: [] });
-        assert.match(said.join("\n"), /openbao-server: JWT mounts checked \(bridge mode\): 1 kept their plugin, 0 new/);
+        assert.match(said.join("\n"), /openbao-server: JWT mounts checked against the baseline: 1 kept their plugin, 0 new/);
         // A retuned mount fails the update (up), naming the mount.
         cluster.bao.mounts["services/nvcf-api/jwt/"] = jwtMount("v1.4.1", "b".repeat(64), "uuid-nvcf-api");
         await assert.rejects(

@@ -77,8 +77,8 @@ describe("OpenBao's rollout in the program", () => {
         );
     });
 
-    test("bridge mode: passed to the chart; the JWT baseline before the release, after preflight; the rollout checks against it", () => {
-        assert.deepEqual(valuesOf(bridge, "openbao-server").openbao.jwtPluginLifecycle, { mode: "bridge" });
+    test("bridge mode: not passed to the chart (no template reads it); the JWT baseline before the release, after preflight; the rollout checks against it", () => {
+        assert.equal(valuesOf(bridge, "openbao-server").openbao.jwtPluginLifecycle, undefined);
         const [baseline] = byType(bridge, BASELINE);
         assert.equal(baseline.name, "control-plane-openbao-jwt-baseline");
         assert.equal((baseline.inputs as Record<string, unknown>).mode, "bridge");

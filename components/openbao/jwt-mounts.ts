@@ -9,7 +9,10 @@ export interface JwtMount {
     readonly uuid: string;
     /** The catalog version the mount is pinned to; "" when it is not pinned. */
     readonly pluginVersion: string;
-    /** What the mount runs now: the plugin version and its binary's SHA-256. */
+    /**
+     * What the mount runs now: the plugin version and its binary's SHA-256. The version is "" for
+     * a plugin registered without one, as the pinned chart's deploy.sh registers the JWT plugin.
+     */
     readonly runningVersion: string;
     readonly runningSha256: string;
 }
@@ -22,7 +25,7 @@ export interface JwtBaseline {
     readonly mounts: JwtMount[];
 }
 
-/** A catalog entry of the JWT plugin (`bao plugin info -version=<v> secret vault-plugin-secrets-jwt`). */
+/** A catalog entry of the JWT plugin (`bao plugin info [-version=<v>] secret vault-plugin-secrets-jwt`); version "" when unversioned. */
 export interface JwtCatalogEntry {
     readonly version: string;
     readonly sha256: string;
@@ -39,6 +42,7 @@ export interface JwtMountReport {
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 const short = (sha: string) => (sha ? sha.slice(0, 12) : "none");
+const version = (v: string) => v || "an unversioned plugin";
 
 /** The JWT plugin's mounts in a `GET /v1/sys/mounts` answer (its `data`, or the legacy top level). */
 export function jwtMounts(answer: unknown): JwtMount[] {
@@ -59,12 +63,15 @@ export function jwtMounts(answer: unknown): JwtMount[] {
         .sort((a, b) => a.path.localeCompare(b.path));
 }
 
-/** Every mount says what it runs, and runs what it is pinned to (no plugin transition left half done). */
+/**
+ * Every mount says what binary it runs, and runs what it is pinned to (no plugin transition left
+ * half done). An unversioned plugin runs with version "": its SHA-256 is what identifies it.
+ */
 export function metadataProblems(mounts: readonly JwtMount[]): string[] {
     const problems: string[] = [];
     for (const m of mounts) {
-        if (!m.runningVersion || !m.runningSha256) {
-            problems.push(`mount ${m.path} has no running plugin version or SHA-256 (missing metadata)`);
+        if (!m.runningSha256) {
+            problems.push(`mount ${m.path} has no running SHA-256 (missing metadata)`);
         } else if (m.pluginVersion && m.pluginVersion !== m.runningVersion) {
             problems.push(`mount ${m.path} is pinned to ${m.pluginVersion} but runs ${m.runningVersion} (an incomplete plugin transition)`);
         }
@@ -89,8 +96,8 @@ export function mountProblems(baseline: JwtBaseline, current: readonly JwtMount[
             problems.push(`mount ${before.path} is another mount than the baseline's (its UUID changed)`);
         if (after.runningVersion !== before.runningVersion || after.runningSha256 !== before.runningSha256) {
             problems.push(
-                `mount ${before.path} ran ${before.runningVersion} (SHA-256 ${short(before.runningSha256)}) and now runs ` +
-                    `${after.runningVersion || "nothing"} (SHA-256 ${short(after.runningSha256)}); existing mounts keep their plugin`,
+                `mount ${before.path} ran ${version(before.runningVersion)} (SHA-256 ${short(before.runningSha256)}) and now runs ` +
+                    `${version(after.runningVersion)} (SHA-256 ${short(after.runningSha256)}); existing mounts keep their plugin`,
             );
         }
     }
@@ -100,8 +107,8 @@ export function mountProblems(baseline: JwtBaseline, current: readonly JwtMount[
             problems.push(`mount ${added.path} is new, and the catalog has no ${JWT_PLUGIN} entry to check it against`);
         } else if (added.runningVersion !== target.version || added.runningSha256 !== target.sha256) {
             problems.push(
-                `mount ${added.path} is new but runs ${added.runningVersion || "nothing"} (SHA-256 ${short(added.runningSha256)}), ` +
-                    `not the target catalog entry ${target.version} (SHA-256 ${short(target.sha256)})`,
+                `mount ${added.path} is new but runs ${version(added.runningVersion)} (SHA-256 ${short(added.runningSha256)}), ` +
+                    `not the target catalog entry ${version(target.version)} (SHA-256 ${short(target.sha256)})`,
             );
         }
     }
@@ -113,27 +120,32 @@ export async function readJwtMounts(members: OpenBaoMembers, pod: string): Promi
     return jwtMounts(await members.read(pod, "sys/mounts"));
 }
 
-/** The newest registered version of the JWT plugin, which new mounts use. */
+/**
+ * The catalog entry new mounts use: the newest registered version of the JWT plugin, else its
+ * unversioned entry (how the pinned chart registers it, without -version).
+ */
 export async function targetCatalogEntry(members: OpenBaoMembers, pod: string): Promise<JwtCatalogEntry | undefined> {
     const catalog = (await members.read(pod, "sys/plugins/catalog")) as { data?: { detailed?: unknown } } | undefined;
     const detailed = Array.isArray(catalog?.data?.detailed) ? (catalog.data.detailed as Record<string, unknown>[]) : [];
-    const versions = detailed
-        .filter((e) => e.name === JWT_PLUGIN && e.type === "secret" && e.builtin !== true && str(e.version))
+    const entries = detailed.filter((e) => e.name === JWT_PLUGIN && e.type === "secret" && e.builtin !== true);
+    const versions = entries
         .map((e) => str(e.version))
+        .filter(Boolean)
         .sort(compareVersions);
     const newest = versions[versions.length - 1];
-    if (!newest) return undefined;
-    const info = (await members.read(pod, `sys/plugins/catalog/secret/${JWT_PLUGIN}?version=${encodeURIComponent(newest)}`)) as
+    if (!newest && entries.length === 0) return undefined;
+    const query = newest ? `?version=${encodeURIComponent(newest)}` : "";
+    const info = (await members.read(pod, `sys/plugins/catalog/secret/${JWT_PLUGIN}${query}`)) as
         { data?: { sha256?: unknown; version?: unknown } } | undefined;
     const sha256 = str(info?.data?.sha256);
-    if (!sha256) throw new Error(`${pod}: the catalog entry ${JWT_PLUGIN} ${newest} has no SHA-256`);
-    return { version: str(info?.data?.version) || newest, sha256 };
+    if (!sha256) throw new Error(`${pod}: the catalog entry ${JWT_PLUGIN} ${newest ?? "(unversioned)"} has no SHA-256`);
+    return { version: str(info?.data?.version) || (newest ?? ""), sha256 };
 }
 
 /**
  * Captures the baseline before OpenBao changes (`pod` undefined: not installed yet, so every
  * mount found later is new). Stops on missing metadata or a half-done plugin transition, as the
- * runbook does: the bridge needs to know what each mount runs.
+ * runbook does: the check after the change needs to know what each mount runs.
  */
 export async function captureJwtBaseline(members: OpenBaoMembers, pod: string | undefined, now = new Date()): Promise<JwtBaseline> {
     if (!pod) return { capturedAt: now.toISOString(), newInstall: true, mounts: [] };
@@ -158,8 +170,8 @@ export async function verifyJwtMounts(members: OpenBaoMembers, pod: string, base
     if (problems.length > 0) {
         throw new Error(
             `the JWT mount check against the baseline of ${baseline.capturedAt} failed: ${problems.join("; ")}. ` +
-                "Do not switch openbao.jwtPluginLifecycle.mode to versioned; keep the bridge image and both plugins, and repair the mounts " +
-                "with NVIDIA's OpenBao JWT plugin upgrade runbook",
+                "Keep the plugin binaries the mounts ran, and repair the mounts with NVIDIA's OpenBao JWT plugin upgrade runbook " +
+                "before OpenBao changes again",
         );
     }
     return { kept: baseline.mounts.map((m) => m.path), added: added.map((m) => m.path), ...(target ? { target } : {}) };

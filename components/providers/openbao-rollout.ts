@@ -165,8 +165,8 @@ export class OpenBaoRolloutProvider implements pulumi.dynamic.ResourceProvider<O
         }
         const report = await verifyJwtMounts(members, leader, inputs.jwtPluginLifecycle.baseline);
         this.say(
-            `${inputs.statefulSet}: JWT mounts checked (${inputs.jwtPluginLifecycle.mode} mode): ${report.kept.length} kept their plugin, ` +
-                `${report.added.length} new on ${report.target ? report.target.version : "the target entry"}`,
+            `${inputs.statefulSet}: JWT mounts checked against the baseline: ${report.kept.length} kept their plugin, ` +
+                `${report.added.length} new on ${report.target ? report.target.version || "the unversioned entry" : "the target entry"}`,
         );
         return report;
     }

@@ -272,13 +272,16 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     );
 
     it(
-        "the JWT plugin bridge: baseline captured once, mounts checked after the rollout, then versioned",
+        "the JWT mount checks (openbao.jwtPluginLifecycle.mode): baseline captured once, mounts checked after the rollout and after a change of mode",
         { timeout: 10 * MIN },
         async () => {
             await cli.run(["config", "set", "--path", "controlPlane.openbao.jwtPluginLifecycle.mode", "bridge"]);
             await setAnnotation("5");
             const bridge = await cli.run(["up", "--yes", "--skip-preview"]);
-            assert.match(bridge.stdout + bridge.stderr, /openbao-server: JWT mounts checked \(bridge mode\): 1 kept their plugin, 0 new/);
+            assert.match(
+                bridge.stdout + bridge.stderr,
+                /openbao-server: JWT mounts checked against the baseline: 1 kept their plugin, 0 new/,
+            );
             await allOnUpdateRevision();
             const baseline = async () => {
                 const { stdout } = await cli.run(["stack", "export"]);
@@ -304,7 +307,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             const versioned = await cli.run(["up", "--yes", "--skip-preview"]);
             assert.match(
                 versioned.stdout + versioned.stderr,
-                /JWT mounts checked \(versioned mode\): 1 kept their plugin, 1 new on v1\.4\.1/,
+                /JWT mounts checked against the baseline: 1 kept their plugin, 1 new on v1\.4\.1/,
             );
             assert.deepEqual(uids(), before, "the mode is no template change: no pod replaced");
             assert.deepEqual(await baseline(), captured, "the baseline is kept");

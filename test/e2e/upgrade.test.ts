@@ -27,6 +27,7 @@ import { OpenBaoKubelet } from "./openbao-kubelet";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 import { AGENT_STATUS } from "../../components/contracts/nvca";
+import type { JszAnswer } from "../../components/contracts/nats";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const STACK = "e2e";
@@ -143,12 +144,13 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
     const transcript: string[] = [];
     /** What the test's controllers report: the NATS stream's backlog, whether the gateway accepts the routes. */
     const world = { natsMessages: 0, routesAccepted: true };
-    const nats = new PodServer((url) =>
+    const nats = new PodServer((url): [number, JszAnswer | Record<string, never>] =>
         url.startsWith("/jsz")
             ? [
                   200,
                   {
                       server_id: "NE2E",
+                      total: 1,
                       account_details: [
                           {
                               name: "APP",
@@ -156,8 +158,8 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                               stream_detail: [
                                   {
                                       name: "requests",
-                                      config: { storage: "memory", num_replicas: 1 },
-                                      state: { messages: world.natsMessages },
+                                      config: { name: "requests", storage: "memory", num_replicas: 1 },
+                                      state: { messages: world.natsMessages, bytes: world.natsMessages * 100 },
                                   },
                               ],
                           },

@@ -45,12 +45,6 @@ export const UNREAD_VALUES: readonly UnreadValue[] = [
         effect: "if the 1.1.0 api chart names the switch otherwise, the API keeps worker-nkey-seed in its secrets and hands workers nkey credentials",
     },
     {
-        release: "openbao-server",
-        path: "openbao.jwtPluginLifecycle",
-        kind: "1.1.0",
-        effect: "the 1.0.4 runbook names the switch but no published chart reads it; if the chart reads another name, OpenBao keeps its current JWT plugin whatever the mode, and the JWT mount checks after the rollout still pass or fail on what really runs",
-    },
-    {
         release: "nats-auth-callout-service",
         path: "natsAuthCalloutService",
         kind: "bundle",

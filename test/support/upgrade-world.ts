@@ -117,7 +117,6 @@ export function worldResources(
 export class WorldEngine implements Engine {
     readonly ups: string[][] = [];
     readonly previews: (readonly string[] | undefined)[] = [];
-    readonly configSets: string[] = [];
     /** Makes the update of a target fail, as the engine reports it. */
     failUp?: (targets: readonly string[]) => string | undefined;
     /** Runs after each update (a test changes the world there). */
@@ -170,10 +169,6 @@ export class WorldEngine implements Engine {
             say(`update ${urn}: done`);
         }
         this.afterUp?.(targets);
-    }
-
-    async setConfig(path: string, value: string): Promise<void> {
-        this.configSets.push(`${path}=${value}`);
     }
 
     async config(): Promise<string | undefined> {

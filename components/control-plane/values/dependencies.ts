@@ -87,8 +87,7 @@ export function openbaoValues(ctx: ValuesContext): Values {
                 ha: { disruptionBudget: defined({ ...o.server.ha.disruptionBudget }) },
                 ...nonEmpty("annotations", o.server.annotations),
             },
-            // The environment key, passed under the chart's own key like every other openbao.* key; unset, the chart's default.
-            ...nonEmpty("jwtPluginLifecycle", defined({ ...o.jwtPluginLifecycle })),
+            // Not jwtPluginLifecycle: no template or migration of the pinned chart reads it (the program checks the JWT mounts itself).
         },
     };
 }

@@ -15,8 +15,6 @@ export interface Engine {
      * program and its providers print (the OpenBao rollout's, member by member). Throws with the engine's errors.
      */
     up(targets: readonly string[], say: (line: string) => void): Promise<void>;
-    /** `pulumi config set --path <path> <value>` on the stack (the stack file changes, as with the CLI). */
-    setConfig(path: string, value: string): Promise<void>;
     /** A config value of the project, decrypted when it is a secret; undefined when unset. Never printed. */
     config(key: string): Promise<string | undefined>;
 }
@@ -87,9 +85,6 @@ export async function automationEngine(root: string, stackName: string, project:
                     }
                 },
             });
-        },
-        async setConfig(path, value) {
-            await stack.setConfig(`${project}:${path}`, { value }, true);
         },
         async config(key) {
             try {

@@ -12,9 +12,6 @@ import { getObject, type Kube } from "../../../components/health/kube-client";
 import { MemberAnswerError, memberRevisions, openBaoMembers, type MemberHealth, type RolloutTarget } from "../../../components/openbao";
 import type { Settings } from "../../../config/settings";
 
-/** The stack-config path of the JWT plugin lifecycle (the bundle's `openbao.jwtPluginLifecycle.mode`). */
-export const LIFECYCLE_MODE_PATH = "controlPlane.openbao.jwtPluginLifecycle.mode";
-
 /**
  * The OpenBao stage's resources besides the release: every `nvcf:OpenBao*` dynamic resource (the
  * rollout, the JWT baseline, and the grant revocation, which must follow the migrations Job that

@@ -3,7 +3,6 @@
  * Nothing changes and no progress is written.
  */
 import type { BundleRelease } from "../../../components/bundle/bundle-releases";
-import { LIFECYCLE_MODE_PATH } from "./openbao";
 import type { UpgradeDeps, UpgradeOptions } from "./run";
 import { describeStep, needsDrain, stageNumber, STAGES, type StageId, type StagePlan } from "./stages";
 
@@ -43,13 +42,6 @@ export async function printPlan(
             say(
                 `   ${needsDrain(plan) ? "runs: the upgrade restarts NATS, the gRPC proxy or the invocation service" : "skipped: nothing restarts NATS, the gRPC proxy or the invocation service"}.`,
             );
-        if (stage.id === "openbao" && p) {
-            say(
-                deps.settings.controlPlane.openbao.jwtPluginLifecycle.mode !== "versioned"
-                    ? `   sets ${LIFECYCLE_MODE_PATH} to bridge, updates OpenBao alone, then sets it to versioned and updates it again (the previews below are before the switch).`
-                    : `   updates OpenBao alone (${LIFECYCLE_MODE_PATH} is already versioned).`,
-            );
-        }
         if (p) {
             say(`   targeted preview (${p.urns.length} resource${p.urns.length === 1 ? "" : "s"}):`);
             for (const step of await deps.engine.preview(p.urns)) say(`     ${describeStep(step)}`);

@@ -17,7 +17,7 @@ import type { Engine } from "./engine";
 import { engineErrors } from "./engine";
 import { functionQueuesEmpty, type QueueAccess, type QueueRef } from "./function-queues";
 import { natsDrained } from "./nats-drain";
-import { LIFECYCLE_MODE_PATH, openBaoClusterId, openBaoMembersChecked } from "./openbao";
+import { openBaoClusterId, openBaoMembersChecked } from "./openbao";
 import { PROGRESS, resumeAt, withStage, type Progress, type ProgressStore } from "./progress";
 import { describeStep, needsDrain, planStages, stageNumber, stageOf, STAGES, type StageId, type StagePlan } from "./stages";
 
@@ -142,7 +142,7 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
 
     say(`Stack ${options.stack}: bundle release ${installed.release} installed, ${target.release} selected.`);
     say(`Planning: a preview of the whole stack ...`);
-    let plan = planStages(await engine.preview(), planeNames);
+    const plan = planStages(await engine.preview(), planeNames);
     if (options.plan) return printPlan(options, deps, plan, installed, target, say);
     if (fresh && installed.release === target.release && plan.size === 0) {
         say(`Nothing to upgrade: the environment runs bundle release ${target.release}, and the preview shows no change.`);
@@ -169,10 +169,6 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
             await deps.progress.write(p);
         },
         plan: () => plan,
-        replan: async () => {
-            plan = planStages(await engine.preview(), planeNames);
-            return plan;
-        },
     };
     for (const stage of STAGES) {
         const n = `${stageNumber(stage.id)}/${STAGES.length}`;
@@ -237,7 +233,6 @@ interface StageContext {
     progress(): Progress;
     save(p: Progress): Promise<void>;
     plan(): Map<StageId, StagePlan>;
-    replan(): Promise<Map<StageId, StagePlan>>;
 }
 
 /** The engine's errors after a killed `pulumi up` or upgrade, each of which `npm run recover` clears. */
@@ -357,8 +352,9 @@ function report(say: (line?: string) => void, results: readonly CheckResult[]): 
 
 /**
  * The runbook's OpenBao stage: capture the member's cluster ID once (kept with the progress),
- * switch the JWT plugin to bridge mode, update OpenBao alone (its release and the rollout's
- * resources), check the members, then versioned mode, updated and checked the same way.
+ * update OpenBao alone (its release, the rollout with its JWT mount checks, the grant
+ * revocation), then check the members. The runbook's bridge and versioned modes are not switched:
+ * no chart or migration of the pinned bundle reads `openbao.jwtPluginLifecycle.mode`.
  */
 async function openbaoStage(ctx: StageContext): Promise<string | undefined> {
     const { deps, say } = ctx;
@@ -376,19 +372,11 @@ async function openbaoStage(ctx: StageContext): Promise<string | undefined> {
         say(`   baseline kept from the first attempt: cluster ID ${baseline.clusterId ?? "unknown"}.`);
     }
     const checks = () => openBaoMembersChecked(control.kube, deps.settings, baseline.clusterId);
-    const modes = deps.settings.controlPlane.openbao.jwtPluginLifecycle.mode !== "versioned" ? (["bridge", "versioned"] as const) : [];
-    for (const mode of modes.length > 0 ? modes : ([undefined] as const)) {
-        if (mode) {
-            say(`   openbao.jwtPluginLifecycle.mode: ${mode} (pulumi config set --path ${LIFECYCLE_MODE_PATH} ${mode})`);
-            await deps.engine.setConfig(LIFECYCLE_MODE_PATH, mode);
-        }
-        const plan = mode ? await ctx.replan() : ctx.plan();
-        const urns = plan.get("openbao")?.urns ?? [];
-        if (urns.length > 0) {
-            say(`   updating OpenBao alone (${urns.length} resource${urns.length === 1 ? "" : "s"}), NATS left running:`);
-            await deps.engine.up(urns, (line) => say(`     ${line}`));
-        }
-        await waitFor(ctx, checks);
+    const urns = ctx.plan().get("openbao")?.urns ?? [];
+    if (urns.length > 0) {
+        say(`   updating OpenBao alone (${urns.length} resource${urns.length === 1 ? "" : "s"}), NATS left running:`);
+        await deps.engine.up(urns, (line) => say(`     ${line}`));
     }
-    return modes.length > 0 ? "bridge, then versioned" : undefined;
+    await waitFor(ctx, checks);
+    return undefined;
 }

@@ -28,7 +28,7 @@ export const STAGES = [
     {
         id: "openbao",
         title: "OpenBao",
-        does: "JWT plugin bridge mode, OpenBao alone with its member-by-member rollout, the JWT mount checks against the baseline, then versioned mode",
+        does: "OpenBao alone with its member-by-member rollout (and, with openbao.jwtPluginLifecycle.mode, the JWT mount checks against the baseline), then the admin issuer grant revoked again when the proxy is off; no JWT plugin mode is switched, as no chart of the pinned bundle reads one",
         runbook: "5. OpenBao bridge before dependency migrations",
     },
     {
