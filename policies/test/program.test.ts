@@ -114,7 +114,7 @@ describe("the pack on the program's compute planes", { concurrency: true }, () =
             kaiScheduler: { enabled: true },
             groveOperator: { enabled: true },
             dynamoOperator: { enabled: true },
-            topologyAwareScheduling: { enabled: true },
+            topologyAwareScheduling: { enabled: true, chartsPath: "/srv/nvcf/deploy/stacks/nvcf-compute-plane/charts" },
         };
         assert.deepEqual(await packOn(await withPlanes({ addons: all })), []);
         const run = await withPlanes({ dynamoOperatorInstalled: true });
