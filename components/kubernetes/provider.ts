@@ -1,5 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import { KUBERNETES_PROVIDER_VERSION } from "../contracts/pulumi-state";
 
 /** What a Kubernetes provider needs to reach a cluster. */
 export interface ClusterAccess {
@@ -10,7 +11,10 @@ export interface ClusterAccess {
     readonly clusterIdentifier: string;
 }
 
-/** One explicit provider per cluster. */
+/**
+ * One explicit provider per cluster, at the provider version the e2e suite verifies (its state
+ * bookkeeping is what `npm run recover` edits).
+ */
 export function clusterProvider(name: string, access: ClusterAccess, opts?: pulumi.CustomResourceOptions): k8s.Provider {
     return new k8s.Provider(
         name,
@@ -19,6 +23,6 @@ export function clusterProvider(name: string, access: ClusterAccess, opts?: pulu
             ...(access.context ? { context: access.context } : {}),
             clusterIdentifier: access.clusterIdentifier,
         },
-        opts,
+        { version: KUBERNETES_PROVIDER_VERSION, ...opts },
     );
 }

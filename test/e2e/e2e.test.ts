@@ -25,6 +25,7 @@ import { finalizingNamespaces, findTools, Kube, LocalCluster, whileLooping } fro
 import { PulumiCli, userCheckout, type TimedEvent } from "./pulumi-cli";
 import { CHARTS, CONTROLLER_NS, e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 import { AGENT_STATUS, type AgentStatus } from "../../components/contracts/nvca";
+import { KUBERNETES_PROVIDER_VERSION } from "../../components/contracts/pulumi-state";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const STACK = "e2e";
@@ -567,6 +568,18 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         assert.match(script, /8192/);
         assert.match(script, /524288/);
     });
+
+    it(
+        "runs every cluster's resources on the kubernetes provider version the suite built, as the program declares it",
+        { timeout: MIN },
+        async () => {
+            // What recover edits of the provider's bookkeeping was verified on this version (components/contracts/pulumi-state.ts).
+            const providers = (await deployedResources()).filter((r) => String(r.type).startsWith("pulumi:providers:kubernetes"));
+            assert.ok(providers.length > 0, "the clusters' providers are recorded");
+            for (const p of providers) assert.equal(p.inputs?.version, KUBERNETES_PROVIDER_VERSION, p.urn);
+            assert.equal(process.env.E2E_K8S_PROVIDER_VERSION ?? KUBERNETES_PROVIDER_VERSION, KUBERNETES_PROVIDER_VERSION);
+        },
+    );
 
     it("installed a Helm release for every declared release, in dependency order", { timeout: MIN }, async () => {
         const secrets = await releaseSecrets();

@@ -3,6 +3,7 @@ import { releaseHistory, type ReleaseRevision } from "../../../components/health
 import { getObject, httpKube, listItems, type Kube } from "../../../components/health/kube-client";
 import { apiServer, type KubeAccess } from "../../../components/providers/kube-access";
 import { reveal, urnName, type StateResource } from "./state";
+import { KUBERNETES_FIELD_MANAGER_PREFIX } from "../../../components/contracts/pulumi-state";
 
 /**
  * How recovery reaches a cluster: exactly as the stack's kubernetes provider does, from the
@@ -112,6 +113,6 @@ export async function objectFacts(
     const obj = await getObject(kube, path);
     const managers = ((obj?.metadata?.managedFields ?? []) as { manager?: string }[]).map((m) => m.manager ?? "");
     // Server-side apply: pulumi-kubernetes-<random>, one per create; client-side apply: pulumi-kubernetes.
-    const fieldManager = managers.find((m) => m.startsWith("pulumi-kubernetes"));
+    const fieldManager = managers.find((m) => m.startsWith(KUBERNETES_FIELD_MANAGER_PREFIX));
     return { served: true, namespaced: resource.namespaced, exists: obj !== undefined, ...(fieldManager ? { fieldManager } : {}) };
 }

@@ -1,6 +1,7 @@
 import type { ReleaseRevision } from "../../../components/health/helm-releases";
 import type { HelmFacts, ObjectFacts } from "./cluster";
 import { kindOf, kubernetesId, reveal, stringInput, urnName, type PendingOperation, type StateEdit, type StateResource } from "./state";
+import { KUBERNETES_STATE_KEYS } from "../../../components/contracts/pulumi-state";
 
 /**
  * What recovery does with each pending operation an interrupted run left, decided from the
@@ -354,7 +355,10 @@ function objectDecision(input: DecideInput, facts: ObjectFacts | undefined): Out
             kind: "adopt",
             urn,
             id,
-            outputs: { __fieldManager: facts.fieldManager, __initialApiVersion: reveal(op.resource.inputs?.apiVersion) },
+            outputs: {
+                [KUBERNETES_STATE_KEYS.fieldManager]: facts.fieldManager,
+                [KUBERNETES_STATE_KEYS.initialApiVersion]: reveal(op.resource.inputs?.apiVersion),
+            },
         },
         refresh: true,
     };

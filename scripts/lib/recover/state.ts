@@ -2,6 +2,7 @@
  * The part of a Pulumi checkpoint (`pulumi stack export --show-secrets`) that recovery reads and
  * edits, and the edits themselves. Pure: the deployment is data in, data out.
  */
+import { HELM_RELEASE_TYPE, KUBERNETES_STATE_KEYS, SECRET_SIGNATURE } from "../../../components/contracts/pulumi-state";
 
 /** A resource as the checkpoint records it; fields recovery does not touch ride along unchanged. */
 export interface StateResource {
@@ -36,11 +37,10 @@ export interface ExportedState {
     readonly deployment: Checkpoint;
 }
 
-/** Pulumi's marker of a secret value in a serialized checkpoint. */
-const SIG_KEY = "4dabf18193072939515e22adb298388d";
-const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+const SIG_KEY = SECRET_SIGNATURE.key;
+const SECRET_SIG = SECRET_SIGNATURE.secret;
 
-export const HELM_RELEASE = "kubernetes:helm.sh/v3:Release";
+export const HELM_RELEASE = HELM_RELEASE_TYPE;
 
 /** What kind of thing a resource is, for the decisions. */
 export type ResourceKind = "helm-release" | "kubernetes-object" | "dynamic" | "random" | "provider" | "other";
@@ -161,7 +161,7 @@ const UNREAD = "__recoverUnread";
 function readableOutputs(resource: StateResource): Record<string, unknown> {
     const inputs = resource.inputs ?? {};
     return kindOf(resource.type) === "helm-release"
-        ? { ...inputs, __inputs: secretOf(inputs), [UNREAD]: true }
+        ? { ...inputs, [KUBERNETES_STATE_KEYS.inputs]: secretOf(inputs), [UNREAD]: true }
         : { ...inputs, [UNREAD]: true };
 }
 
