@@ -3,7 +3,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { functionQueuesEmpty, parseQueueRef } from "../scripts/lib/upgrade/function-queues";
-import type { QueueDto, QueuesResponse } from "../components/contracts/nvcf-api";
+import { QUEUE_DETAILS, type QueueDto, type QueuesResponse } from "../components/contracts/nvcf-api";
 import { JSZ_PAGE, type JszAccount, type JszAnswer, type JszStream } from "../components/contracts/nats";
 import { natsDrained } from "../scripts/lib/upgrade/nats-drain";
 import { openBaoClusterId, openBaoMembersChecked } from "../scripts/lib/upgrade/openbao";
@@ -13,6 +13,7 @@ import { RELEASE_NAMES } from "../components/control-plane/catalog";
 import { parseSettings } from "../config/settings";
 import { devRaw } from "./support/raw-config";
 import { stream, WorldKube } from "./support/upgrade-world";
+import type { HealthAnswer } from "../components/contracts/openbao";
 
 /** A NATS pod as the chart runs it: a `nats` container whose monitoring port is named `monitor`. */
 function natsPod(kube: WorldKube, name: string, port = 8222): void {
@@ -196,11 +197,15 @@ function openbao(kube: WorldKube, members: Member[], sts = { replicas: 3, update
         assert.equal(q.get("sealedcode"), "200");
         const m = members[Number(/openbao-server-(\d+)/.exec(path)![1])];
         if (m.down) return undefined;
-        const body = {
+        const body: HealthAnswer = {
             initialized: m.initialized ?? true,
             sealed: m.sealed ?? false,
             standby: m.standby ?? true,
-            version: "2.6.3",
+            performance_standby: false,
+            replication_performance_mode: "disabled",
+            replication_dr_mode: "disabled",
+            server_time_utc: 1796083200,
+            version: "2.5.5",
             ...(m.sealed ? {} : { cluster_name: "vault-cluster-1", cluster_id: m.clusterId ?? "cid-1" }),
         };
         return { status: 200, body, text: JSON.stringify(body) };
@@ -330,7 +335,8 @@ describe("the function queues through the NVCF API (GET /v2/nvcf/queues/function
         const r = await functionQueuesEmpty(access, [parseQueueRef(`${FN1}:${V1}`)!, parseQueueRef(`${FN2}:${V9}`)!]);
         assert.equal(r.ok, false);
         assert.equal(r.detail, `not empty: ${FN2}/${V9}: 4`);
-        assert.ok(seen.includes(`Bearer nvapi-queue-key api.nvcf.test /v2/nvcf/queues/functions/${FN2}/versions/${V9}`));
+        const asked = QUEUE_DETAILS.path.replace("{functionId}", FN2).replace("{versionId}", V9);
+        assert.ok(seen.includes(`Bearer nvapi-queue-key api.nvcf.test ${asked}`));
     });
 
     test("a queue answered without its depth blocks: it is never read as empty", async () => {

@@ -33,6 +33,7 @@ import {
     prometheusOperatorCrdsValues,
     victoriaMetricsValues,
 } from "./values/observability";
+import { OPENBAO, OPENBAO_API } from "../contracts/openbao";
 
 /** The bundle's helmfile.d files, in the order Helmfile runs them. */
 export const PHASES = ["observability-infrastructure", "dependencies", "core", "observability"] as const;
@@ -62,15 +63,7 @@ export interface HealthCheck {
     readonly workloads?: readonly { readonly name: string; readonly type: "deployment" | "statefulset" }[];
 }
 
-/** openbao-server as the program reaches it: its first Raft member and the chart's root-token Secret. */
-export const OPENBAO = {
-    release: "openbao-server",
-    /** The chart's fullnameOverride: its members are the pods openbao-server-<ordinal>. */
-    statefulSet: "openbao-server",
-    pod: "openbao-server-0",
-    port: 8200,
-    rootTokenSecret: { name: "openbao-server-root-token", key: "root_token" },
-} as const;
+export { OPENBAO } from "../contracts/openbao";
 
 /** One Helm release of the bundle, as data. */
 export interface CatalogEntry {
@@ -211,7 +204,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         clusterScoped: true,
         service: { name: OPENBAO.release, port: OPENBAO.port },
         health: {
-            endpoints: [{ service: OPENBAO.release, port: OPENBAO.port, path: "/v1/sys/health?standbyok=true" }],
+            endpoints: [{ service: OPENBAO.release, port: OPENBAO.port, path: `/v1/${OPENBAO_API.health}?standbyok=true` }],
             workloads: [{ name: "openbao-server-agent-injector", type: "deployment" }],
         },
         holdsData: true,

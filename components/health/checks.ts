@@ -1,5 +1,6 @@
 import { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../contracts/gateway-api";
 import { agentIsHealthy, nvcfBackendPath } from "../contracts/nvca";
+import { OPENBAO_API } from "../contracts/openbao";
 import { excerpt, httpRequest, type TlsOptions } from "../providers/http";
 import { getObject, listItems, type Kube } from "./kube-client";
 
@@ -330,7 +331,7 @@ export async function openbao(
         const tls: TlsOptions = { rejectUnauthorized: !probe.insecureSkipVerify, ...(probe.caCert ? { ca: probe.caCert } : {}) };
         const res = await httpRequest({
             method: "GET",
-            url: `${probe.address.replace(/\/$/, "")}/v1/sys/seal-status`,
+            url: `${probe.address.replace(/\/$/, "")}/v1/${OPENBAO_API.sealStatus}`,
             tls,
             timeoutMs: options.timeoutMs,
             retries: 1,
@@ -338,7 +339,7 @@ export async function openbao(
         ({ status, body: text } = res);
     } else {
         const pod = `${probe.scheme === "https" ? "https:" : ""}${probe.pod}:${probe.port}`;
-        const res = await kube.request("GET", `/api/v1/namespaces/${probe.namespace}/pods/${pod}/proxy/v1/sys/seal-status`);
+        const res = await kube.request("GET", `/api/v1/namespaces/${probe.namespace}/pods/${pod}/proxy/v1/${OPENBAO_API.sealStatus}`);
         ({ status, text } = res);
     }
     let body: { initialized?: unknown; sealed?: unknown } | undefined;

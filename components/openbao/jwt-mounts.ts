@@ -1,7 +1,7 @@
+import { JWT_PLUGIN, OPENBAO_API } from "../contracts/openbao";
 import type { OpenBaoMembers } from "./members";
 
-/** The JWT secrets plugin NVCF mounts (migration 09 creates the mount). */
-export const JWT_PLUGIN = "vault-plugin-secrets-jwt";
+export { JWT_PLUGIN } from "../contracts/openbao";
 
 /** One mount of the JWT plugin, as `GET /v1/sys/mounts` (`bao secrets list -detailed`) describes it. */
 export interface JwtMount {
@@ -117,7 +117,7 @@ export function mountProblems(baseline: JwtBaseline, current: readonly JwtMount[
 
 /** The JWT plugin's mounts, read from one (unsealed) member. */
 export async function readJwtMounts(members: OpenBaoMembers, pod: string): Promise<JwtMount[]> {
-    return jwtMounts(await members.read(pod, "sys/mounts"));
+    return jwtMounts(await members.read(pod, OPENBAO_API.mounts));
 }
 
 /**
@@ -125,7 +125,7 @@ export async function readJwtMounts(members: OpenBaoMembers, pod: string): Promi
  * unversioned entry (how the pinned chart registers it, without -version).
  */
 export async function targetCatalogEntry(members: OpenBaoMembers, pod: string): Promise<JwtCatalogEntry | undefined> {
-    const catalog = (await members.read(pod, "sys/plugins/catalog")) as { data?: { detailed?: unknown } } | undefined;
+    const catalog = (await members.read(pod, OPENBAO_API.pluginCatalog)) as { data?: { detailed?: unknown } } | undefined;
     const detailed = Array.isArray(catalog?.data?.detailed) ? (catalog.data.detailed as Record<string, unknown>[]) : [];
     const entries = detailed.filter((e) => e.name === JWT_PLUGIN && e.type === "secret" && e.builtin !== true);
     const versions = entries
@@ -135,7 +135,7 @@ export async function targetCatalogEntry(members: OpenBaoMembers, pod: string): 
     const newest = versions[versions.length - 1];
     if (!newest && entries.length === 0) return undefined;
     const query = newest ? `?version=${encodeURIComponent(newest)}` : "";
-    const info = (await members.read(pod, `sys/plugins/catalog/secret/${JWT_PLUGIN}${query}`)) as
+    const info = (await members.read(pod, `${OPENBAO_API.pluginCatalog}/secret/${JWT_PLUGIN}${query}`)) as
         { data?: { sha256?: unknown; version?: unknown } } | undefined;
     const sha256 = str(info?.data?.sha256);
     if (!sha256) throw new Error(`${pod}: the catalog entry ${JWT_PLUGIN} ${newest ?? "(unversioned)"} has no SHA-256`);

@@ -1,6 +1,7 @@
 import type { Kube, KubeAnswer } from "../health/kube-client";
 import { excerpt } from "../providers/http";
 import { explain } from "../providers/openbao";
+import { OPENBAO_API } from "../contracts/openbao";
 
 /** Where OpenBao's members listen: pod `<statefulSet>-<ordinal>` in `namespace`, on `port`. */
 export interface MemberEndpoint {
@@ -99,7 +100,7 @@ export function podProxyMembers(kube: Kube, endpoint: MemberEndpoint, token: () 
     return {
         async health(pod) {
             // Every state answers 200 with its body, so a sealed or standby member is told apart by what it says.
-            const path = "sys/health?standbyok=true&perfstandbyok=true&sealedcode=200&uninitcode=200";
+            const path = `${OPENBAO_API.health}?standbyok=true&perfstandbyok=true&sealedcode=200&uninitcode=200`;
             const res = await call(pod, "GET", path, false);
             const b = object(res);
             if (res.status !== 200 || !b) throw bad(pod, "GET", path, res);
@@ -115,18 +116,18 @@ export function podProxyMembers(kube: Kube, endpoint: MemberEndpoint, token: () 
             };
         },
         async leader(pod) {
-            const res = await call(pod, "GET", "sys/leader", false);
+            const res = await call(pod, "GET", OPENBAO_API.leader, false);
             const b = object(res);
-            if (res.status !== 200 || !b) throw bad(pod, "GET", "sys/leader", res);
-            if (typeof b.is_self !== "boolean") throw bad(pod, "GET", "sys/leader", res, "OpenBao's documented is_self");
+            if (res.status !== 200 || !b) throw bad(pod, "GET", OPENBAO_API.leader, res);
+            if (typeof b.is_self !== "boolean") throw bad(pod, "GET", OPENBAO_API.leader, res, "OpenBao's documented is_self");
             return { isSelf: b.is_self, leaderAddress: typeof b.leader_address === "string" ? b.leader_address : "" };
         },
         async stepDown(pod) {
-            const res = await call(pod, "PUT", "sys/step-down", true);
-            if (res.status !== 204 && res.status !== 200) throw bad(pod, "PUT", "sys/step-down", res);
+            const res = await call(pod, "PUT", OPENBAO_API.stepDown, true);
+            if (res.status !== 204 && res.status !== 200) throw bad(pod, "PUT", OPENBAO_API.stepDown, res);
         },
         async raftServers(pod) {
-            const path = "sys/storage/raft/configuration";
+            const path = OPENBAO_API.raftConfiguration;
             const res = await call(pod, "GET", path, true);
             if (res.status !== 200) throw bad(pod, "GET", path, res);
             const servers = (object(res)?.data as { config?: { servers?: unknown } } | undefined)?.config?.servers;

@@ -1,5 +1,8 @@
 import type { Kube } from "../health/kube-client";
 import { excerpt, HttpError, httpRequest, HttpResponse, jsonBody, TlsOptions } from "./http";
+import { ADMIN_ISSUER_GRANT_PATHS, OPENBAO_API } from "../contracts/openbao";
+
+const parentOf = (p: string) => p.slice(0, p.lastIndexOf("/"));
 
 /** How the revocation talks to OpenBao: a base URL (direct, or the API server's pod proxy) and its auth. */
 export interface OpenBaoEndpoint {
@@ -23,16 +26,15 @@ export interface GrantObject {
 }
 
 export const ADMIN_ISSUER_PROXY = "admin-issuer-proxy";
-export const ADMIN_ISSUER_PROXY_POLICY = "services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw";
 
 /** The three objects that let the proxy's service account mint admin tokens. */
 export const ADMIN_ISSUER_GRANT: readonly GrantObject[] = [
-    { description: "the JWT auth role", path: "auth/jwt/role/admin-issuer-proxy", listPath: "auth/jwt/role" },
-    { description: "the ACL policy", path: `sys/policies/acl/${ADMIN_ISSUER_PROXY_POLICY}`, listPath: "sys/policies/acl" },
+    { description: "the JWT auth role", path: ADMIN_ISSUER_GRANT_PATHS.authRole, listPath: parentOf(ADMIN_ISSUER_GRANT_PATHS.authRole) },
+    { description: "the ACL policy", path: ADMIN_ISSUER_GRANT_PATHS.policy, listPath: OPENBAO_API.aclPolicies },
     {
         description: "the JWT secret role",
-        path: "services/nvcf-api/jwt/roles/admin-issuer-proxy",
-        listPath: "services/nvcf-api/jwt/roles",
+        path: ADMIN_ISSUER_GRANT_PATHS.secretRole,
+        listPath: parentOf(ADMIN_ISSUER_GRANT_PATHS.secretRole),
     },
 ];
 

@@ -1,7 +1,7 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as zlib from "node:zlib";
-import type { HelmReleaseStatus } from "../../components/contracts/helm";
+import { HELM_SECRET, type HelmReleaseStatus } from "../../components/contracts/helm";
 import { conform } from "./conformance";
 
 /**
@@ -46,13 +46,15 @@ export class FakeKubeApi {
             manifest: r.manifest ?? "",
         };
         const inner = zlib.gzipSync(JSON.stringify(record)).toString("base64");
-        return this.put(`/api/v1/namespaces/${r.namespace}/secrets/sh.helm.release.v1.${r.name}.v${r.revision}`, {
+        const name = `${HELM_SECRET.namePrefix}${r.name}.v${r.revision}`;
+        const [ownerKey, owner] = HELM_SECRET.selector.split("=");
+        return this.put(`/api/v1/namespaces/${r.namespace}/secrets/${name}`, {
             metadata: {
-                name: `sh.helm.release.v1.${r.name}.v${r.revision}`,
+                name,
                 namespace: r.namespace,
-                labels: { owner: "helm", name: r.name, status: r.status, version: String(r.revision) },
+                labels: { [ownerKey]: owner, name: r.name, status: r.status, version: String(r.revision) },
             },
-            type: "helm.sh/release.v1",
+            type: HELM_SECRET.type,
             data: { release: Buffer.from(inner).toString("base64") },
         });
     }

@@ -1,4 +1,5 @@
 import * as http from "node:http";
+import { OPENBAO_API, type HealthAnswer, type LeaderAnswer, type SealStatusAnswer } from "../../components/contracts/openbao";
 
 /**
  * OpenBao's members as its HTTP API documents them, for exactly the endpoints the rollout and the
@@ -77,7 +78,7 @@ export class FakeOpenBaoMembers {
     };
     readonly catalog: { name: string; type: string; version: string; sha256: string; builtin: boolean }[] = [
         { name: "vault-plugin-secrets-jwt", type: "secret", version: "v1.3.7", sha256: "a".repeat(64), builtin: false },
-        { name: "kv", type: "secret", version: "v2.6.3+builtin", sha256: "", builtin: true },
+        { name: "kv", type: "secret", version: "v2.5.5+builtin", sha256: "", builtin: true },
     ];
     /** Answers to send instead, by `<pod> <METHOD> <path>` pattern, each a number of times. */
     private faults: { match: RegExp; answer: FakeAnswer; times: number }[] = [];
@@ -120,44 +121,40 @@ export class FakeOpenBaoMembers {
         }
         const m = this.members.get(pod);
         if (!m) return { status: 404, body: { errors: [] } };
-        if (method === "GET" && path === "sys/health") return this.health(pod, m, new URLSearchParams(query));
-        if (method === "GET" && path === "sys/seal-status") {
-            return {
-                status: 200,
-                body: {
-                    type: "shamir",
-                    initialized: true,
-                    sealed: m.sealed,
-                    t: 1,
-                    n: 1,
-                    progress: 0,
-                    nonce: "",
-                    version: "2.6.3",
-                    migration: false,
-                    recovery_seal: false,
-                    storage_type: "raft",
-                    ...(m.sealed ? {} : { cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId }),
-                },
+        if (method === "GET" && path === OPENBAO_API.health) return this.health(pod, m, new URLSearchParams(query));
+        if (method === "GET" && path === OPENBAO_API.sealStatus) {
+            const body: SealStatusAnswer = {
+                type: "shamir",
+                initialized: true,
+                sealed: m.sealed,
+                t: 1,
+                n: 1,
+                progress: 0,
+                nonce: "",
+                version: "2.5.5",
+                build_date: "2026-01-01T00:00:00Z",
+                migration: false,
+                recovery_seal: false,
+                storage_type: "raft",
+                ...(m.sealed ? {} : { cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId }),
             };
+            return { status: 200, body };
         }
         if (m.sealed) return { status: 503, body: { errors: ["Vault is sealed"] } };
-        if (method === "GET" && path === "sys/leader") {
-            return {
-                status: 200,
-                body: {
-                    ha_enabled: true,
-                    is_self: this.leader === pod,
-                    active_time: "2026-12-01T00:00:00Z",
-                    leader_address: this.leader ? `http://${this.leader}.openbao-server-internal:8200` : "",
-                    leader_cluster_address: this.leader ? `https://${this.leader}.openbao-server-internal:8201` : "",
-                    performance_standby: false,
-                    raft_committed_index: 42,
-                    raft_applied_index: 42,
-                },
+        if (method === "GET" && path === OPENBAO_API.leader) {
+            const body: LeaderAnswer = {
+                ha_enabled: true,
+                is_self: this.leader === pod,
+                active_time: "2026-12-01T00:00:00Z",
+                leader_address: this.leader ? `http://${this.leader}.openbao-server-internal:8200` : "",
+                leader_cluster_address: this.leader ? `https://${this.leader}.openbao-server-internal:8201` : "",
+                raft_committed_index: 42,
+                raft_applied_index: 42,
             };
+            return { status: 200, body };
         }
         if (token !== this.rootToken) return { status: 403, body: { errors: ["permission denied"] } };
-        if ((method === "PUT" || method === "POST") && path === "sys/step-down") {
+        if ((method === "PUT" || method === "POST") && path === OPENBAO_API.stepDown) {
             // A standby forwards the request to the active member, which steps down.
             if (this.leader) {
                 this.events.push(`step-down ${this.leader}`);
@@ -166,7 +163,7 @@ export class FakeOpenBaoMembers {
             return { status: 204 };
         }
         if (method !== "GET") return { status: 405, body: { errors: ["unsupported operation"] } };
-        if (path === "sys/storage/raft/configuration") {
+        if (path === OPENBAO_API.raftConfiguration) {
             const servers = this.names
                 .filter((n) => this.member(n).inRaft)
                 .map((n) => ({
@@ -180,8 +177,8 @@ export class FakeOpenBaoMembers {
             for (const n of this.names) if (this.member(n).inRaft) this.member(n).voter = true;
             return { status: 200, body: { data: { config: { index: 42, servers } } } };
         }
-        if (path === "sys/mounts") return { status: 200, body: { ...this.mounts, data: this.mounts } };
-        if (path === "sys/plugins/catalog") {
+        if (path === OPENBAO_API.mounts) return { status: 200, body: { ...this.mounts, data: this.mounts } };
+        if (path === OPENBAO_API.pluginCatalog) {
             return {
                 status: 200,
                 body: {
@@ -224,7 +221,7 @@ export class FakeOpenBaoMembers {
                   ? code("activecode", 200)
                   : code("standbycode", 429)
               : code("activecode", 200);
-        const body = {
+        const body: HealthAnswer = {
             initialized: true,
             sealed: m.sealed,
             standby,
@@ -232,7 +229,7 @@ export class FakeOpenBaoMembers {
             replication_performance_mode: "disabled",
             replication_dr_mode: "disabled",
             server_time_utc: 1796083200,
-            version: "2.6.3",
+            version: "2.5.5",
             ...(m.sealed ? {} : { cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId }),
         };
         return { status, body };

@@ -1,5 +1,6 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
+import { OPENBAO_API, type SealStatusAnswer } from "../../components/contracts/openbao";
 
 /**
  * An in-process OpenBao for exactly the paths the grant revocation uses, with OpenBao's HTTP
@@ -14,7 +15,7 @@ export class FakeOpenBao {
     /** Mounted paths and the objects under them. */
     readonly store = new Map<string, Set<string>>([
         ["auth/jwt/role", new Set()],
-        ["sys/policies/acl", new Set(["default", "root"])],
+        [OPENBAO_API.aclPolicies, new Set(["default", "root"])],
         ["services/nvcf-api/jwt/roles", new Set()],
     ]);
     readonly requests: { method: string; path: string; token?: string }[] = [];
@@ -32,7 +33,7 @@ export class FakeOpenBao {
         this.requests.length = 0;
         this.faults = [];
         for (const names of this.store.values()) names.clear();
-        this.store.get("sys/policies/acl")!.add("default").add("root");
+        this.store.get(OPENBAO_API.aclPolicies)!.add("default").add("root");
     }
 
     inject(match: RegExp, fault: { status?: number; hang?: boolean }, times = 1): void {
@@ -70,7 +71,24 @@ export class FakeOpenBao {
             return reply(fault.status ?? 500, { errors: ["injected failure"] });
         }
         // The unauthenticated seal status the health gate reads, answered sealed or not.
-        if (method === "GET" && path === "sys/seal-status") return reply(200, { type: "shamir", initialized: true, sealed: this.sealed });
+        if (method === "GET" && path === OPENBAO_API.sealStatus) {
+            const status: SealStatusAnswer = {
+                type: "shamir",
+                initialized: true,
+                sealed: this.sealed,
+                t: 1,
+                n: 1,
+                progress: 0,
+                nonce: "",
+                version: "2.5.5",
+                build_date: "2026-01-01T00:00:00Z",
+                migration: false,
+                recovery_seal: false,
+                storage_type: "raft",
+                ...(this.sealed ? {} : { cluster_name: "vault-cluster-test", cluster_id: "cid-test" }),
+            };
+            return reply(200, status);
+        }
         if (this.sealed) return reply(503, { errors: ["Vault is sealed"] });
         if (token !== this.rootToken) return reply(403, { errors: ["permission denied"] });
 

@@ -1,0 +1,92 @@
+/**
+ * What the program reads and writes of OpenBao and of NVIDIA's openbao chart: openbao/openbao
+ * v2.5.5 (the version the chart pins: vault/logical_system.go, http/sys_seal.go,
+ * http/sys_health.go, vault/mount.go) and NVIDIA/nvcf fadc0f81 (deploy/helm/openbao,
+ * migrations/openbao). Every row is in docs/contracts.md.
+ */
+
+/** openbao-server as the program reaches it: its first Raft member and the chart's root-token Secret. */
+export const OPENBAO = {
+    release: "openbao-server",
+    /** The chart's fullnameOverride: its members are the pods openbao-server-<ordinal>. */
+    statefulSet: "openbao-server",
+    pod: "openbao-server-0",
+    port: 8200,
+    rootTokenSecret: { name: "openbao-server-root-token", key: "root_token" },
+} as const;
+
+/** The HTTP API paths under /v1 the program calls (every one it calls is here: test/contracts.test.ts scans for others). */
+export const OPENBAO_API = {
+    /** Unauthenticated: `initialized`, `sealed`, `version`, `cluster_id` (empty while sealed). */
+    sealStatus: "sys/seal-status",
+    /** With standbyok, sealedcode and uninitcode, every member answers 200 with `initialized`, `sealed`, `standby`, `cluster_id`. */
+    health: "sys/health",
+    /** `is_self`, `leader_address`; 503 while sealed. */
+    leader: "sys/leader",
+    /** PUT, 204; a standby forwards it to the active member. */
+    stepDown: "sys/step-down",
+    /** `data.config.servers[]`: `node_id`, `address`, `leader`, `voter`. */
+    raftConfiguration: "sys/storage/raft/configuration",
+    /** Each mount: `type`, `uuid`, `plugin_version`, `running_plugin_version`, `running_sha256`. */
+    mounts: "sys/mounts",
+    /** `data.detailed[]`: `name`, `type`, `version`, `builtin`; `catalog/secret/<name>[?version=]`: `data.sha256`. */
+    pluginCatalog: "sys/plugins/catalog",
+    /** ACL policies: DELETE answers 204, also for one that does not exist; LIST answers `data.keys`. */
+    aclPolicies: "sys/policies/acl",
+} as const;
+
+/** The JWT secrets plugin NVCF mounts (migration 09 creates `services/nvcf-api/jwt`; deploy.sh registers it unversioned). */
+export const JWT_PLUGIN = "vault-plugin-secrets-jwt";
+
+/** What migration 10_setup_admin-issuer.sh writes on every run of the migrations Job (no existence check, no switch). */
+export const ADMIN_ISSUER_GRANT_PATHS = {
+    authRole: "auth/jwt/role/admin-issuer-proxy",
+    policy: "sys/policies/acl/services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw",
+    secretRole: "services/nvcf-api/jwt/roles/admin-issuer-proxy",
+} as const;
+
+/** `GET /v1/sys/seal-status` (SealStatusResponse, vault/logical_system.go). */
+export interface SealStatusAnswer {
+    readonly type: string;
+    readonly initialized: boolean;
+    readonly sealed: boolean;
+    readonly t: number;
+    readonly n: number;
+    readonly progress: number;
+    readonly nonce: string;
+    readonly version: string;
+    readonly build_date: string;
+    readonly migration: boolean;
+    readonly cluster_name?: string;
+    readonly cluster_id?: string;
+    readonly recovery_seal: boolean;
+    readonly recovery_seal_type?: string;
+    readonly storage_type?: string;
+    readonly warnings?: readonly string[];
+}
+
+/** `GET /v1/sys/leader` (LeaderResponse, vault/logical_system.go): no `performance_standby` in OpenBao. */
+export interface LeaderAnswer {
+    readonly ha_enabled: boolean;
+    readonly is_self: boolean;
+    readonly active_time?: string;
+    readonly leader_address: string;
+    readonly leader_cluster_address: string;
+    readonly raft_committed_index?: number;
+    readonly raft_applied_index?: number;
+}
+
+/** `GET /v1/sys/health` (HealthResponse, http/sys_health.go). */
+export interface HealthAnswer {
+    readonly initialized: boolean;
+    readonly sealed: boolean;
+    readonly standby: boolean;
+    readonly performance_standby: boolean;
+    readonly replication_performance_mode: string;
+    readonly replication_dr_mode: string;
+    readonly server_time_utc: number;
+    readonly version: string;
+    readonly cluster_name?: string;
+    readonly cluster_id?: string;
+    readonly last_wal?: number;
+}
