@@ -281,6 +281,27 @@ describe("read, diff, update, delete", () => {
         assert.equal(fake.clusters.size, 1);
     });
 
+    test("delete under another account's NCA ID names the account, not running workloads (ICMS answers 409 for both)", async () => {
+        const { p, id, outs } = await registered();
+        fake.clusters.get(id)!.ncaId = "nca-other";
+        await assert.rejects(p.delete(id, outs), (err: Error) => {
+            assert.match(err.message, /registered under another NCA ID than nca-1 .*Check registration\.ncaId/);
+            assert.doesNotMatch(err.message, /active instances/);
+            return true;
+        });
+        assert.equal(fake.clusters.size, 1);
+    });
+
+    test("a listed cluster without its group (ICMS serializes null) does not break the listing", async () => {
+        const { p, outs } = await registered();
+        const first = fake.clusters.values().next().value!;
+        const other = { ...first, clusterId: "cid-null-group", clusterName: "gpu-z", clusterGroupId: null, jwks: '{"keys":[]}' };
+        fake.clusters.set("cid-null-group", other);
+        // A rerun of the create adopts gpu-a from the listing that also holds gpu-z.
+        const again = await p.create(inputs());
+        assert.equal(again.outs!.clusterGroupId, outs.clusterGroupId);
+    });
+
     test("delete never sends an empty NCA ID", async () => {
         const { p, id, outs } = await registered();
         await assert.rejects(p.delete(id, { ...outs, ncaId: "" }), /without an NCA ID/);

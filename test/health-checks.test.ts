@@ -337,6 +337,12 @@ describe("health checks", () => {
             status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] },
         });
         assert.ok((await checks.nvcfBackend(kube, spec)).every((x) => x.ok));
+        // A finished pod (a completed Job's, Succeeded or Failed) is skipped, as nvcf-cli does.
+        kube.put("/api/v1/namespaces/nvca-operator/pods/nvca-cleanup-x1", {
+            metadata: { name: "nvca-cleanup-x1" },
+            status: { phase: "Failed", conditions: [{ type: "Ready", status: "False" }] },
+        });
+        assert.ok((await checks.nvcfBackend(kube, spec)).every((x) => x.ok));
     });
 
     test("nvcfbackend: the agent status is compared without case, as nvcf-cli does; a status NVCA may add later is not healthy", async () => {

@@ -457,7 +457,8 @@ export async function nvcfBackend(kube: Kube, spec: NonNullable<HealthSpec["nvcf
     let agents = 0;
     for (const ns of [spec.namespace, spec.agentNamespace]) {
         for (const pod of await listItems(kube, `/api/v1/namespaces/${ns}/pods`)) {
-            if (pod.status?.phase === "Succeeded") continue;
+            // As nvcf-cli's self-hosted check: finished pods (Succeeded or Failed, e.g. a completed Job's) are not counted.
+            if (pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed") continue;
             if (ns === spec.agentNamespace) agents++;
             const ready = (pod.status?.conditions ?? []).some(
                 (c: { type?: string; status?: string }) => c.type === "Ready" && c.status === "True",

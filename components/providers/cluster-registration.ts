@@ -109,6 +109,8 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
                 if (!existing)
                     throw new Error(`ICMS says the cluster already exists, but its listing has no ${inputs.clusterName}`, { cause: err });
                 await putJwks(icms, token, existing.clusterId, identity.jwks, identity.issuer);
+                if (!existing.clusterGroupId)
+                    throw new Error(`ICMS lists ${inputs.clusterName} (${existing.clusterId}) without a cluster group`, { cause: err });
                 ids = { clusterId: existing.clusterId, clusterGroupId: existing.clusterGroupId };
             }
             return { id: ids.clusterId, outs: { ...inputs, ...ids, oidcIssuer: identity.issuer, jwksHash: identity.jwksHash } };
@@ -154,6 +156,14 @@ export class ClusterRegistrationProvider implements pulumi.dynamic.ResourceProvi
             try {
                 await deleteCluster(this.endpoint(props, "icms"), await this.token(props), props.ncaId, id);
             } catch (err) {
+                // ICMS answers 409 for a cluster of another account too (ClusterTerminateService.validateNcaIdToDelete).
+                if (err instanceof ApiError && err.status === 409 && /different ncaId/i.test(err.body)) {
+                    throw new Error(
+                        `ICMS says the cluster is registered under another NCA ID than ${props.ncaId} (${err.message}). ` +
+                            "Check registration.ncaId (the account that registered it), or deregister it from that account",
+                        { cause: err },
+                    );
+                }
                 if (err instanceof ApiError && err.status === 409) {
                     throw new Error(
                         `ICMS still has active instances on it (${err.message}). Undeploy the functions and tasks ` +

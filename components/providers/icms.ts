@@ -106,7 +106,8 @@ export async function registerCluster(icms: Endpoint, token: string, req: Regist
 export interface ClusterRecord {
     readonly clusterId: string;
     readonly clusterName: string;
-    readonly clusterGroupId: string;
+    /** ICMS serializes nulls: a cluster can be listed without its group. */
+    readonly clusterGroupId?: string | null;
     readonly region?: string;
     readonly status?: string;
 }
@@ -118,7 +119,7 @@ export async function listClusters(icms: Endpoint, token: string, ncaId: string)
     const body = jsonBody<unknown>(res);
     if (!Array.isArray(body) || !body.every(isClusterRecord)) {
         throw new Error(
-            `GET ${icms.url.replace(/\/$/, "")}${accountPath(ncaId)}: expected ICMS's list of clusters (each with clusterId, clusterName, clusterGroupId), ` +
+            `GET ${icms.url.replace(/\/$/, "")}${accountPath(ncaId)}: expected ICMS's list of clusters (each with clusterId and clusterName), ` +
                 `got ${excerpt(res.body) || "an empty body"}; check that registration.icmsURL and icmsHostHeader reach ICMS (sis.<domain>)`,
         );
     }
@@ -132,7 +133,7 @@ function isClusterRecord(value: unknown): value is ClusterRecord {
         typeof r === "object" &&
         typeof r.clusterId === "string" &&
         typeof r.clusterName === "string" &&
-        typeof r.clusterGroupId === "string"
+        (r.clusterGroupId === undefined || r.clusterGroupId === null || typeof r.clusterGroupId === "string")
     );
 }
 

@@ -20,7 +20,8 @@ export interface RecordedRequest {
 export interface StoredCluster {
     clusterId: string;
     clusterName: string;
-    clusterGroupId: string;
+    /** ICMS has no global NON_NULL: a cluster without a group is listed with null. */
+    clusterGroupId: string | null;
     ncaId: string;
     region: string;
     cloudProvider: string;
@@ -178,14 +179,19 @@ export class FakeControlPlane {
         if (m && method === "GET") {
             const [nca, id] = [decodeURIComponent(m[1]), decodeURIComponent(m[2])];
             const c = this.clusters.get(id);
-            if (!c || c.ncaId !== nca) return res(404, { error: `Can not find any cluster for ${nca} ncaId and ${id} clusterId` });
+            if (!c) return res(404, { error: `Can not find any cluster for ${nca} ncaId and ${id} clusterId` });
+            // ClusterListingService: another account's cluster is a conflict, not a miss.
+            if (c.ncaId !== nca) return res(409, { error: `${nca} ncaId doesn't exists for ${id} clusterId` });
             return res(200, view(c));
         }
         if (m && method === "DELETE") {
             const [nca, id] = [decodeURIComponent(m[1]), decodeURIComponent(m[2])];
             const c = this.clusters.get(id);
             if (!c) return res(404, { error: `Could not find any cluster registered with id ${id}` });
-            if (c.ncaId !== nca) return res(409, { error: "the cluster belongs to another NCA ID" });
+            if (c.ncaId !== nca)
+                return res(409, {
+                    error: `The provided cluster ID is registered with different ncaId. Specified ncaId ${nca}, ncaId associated for cluster ${c.ncaId}`,
+                });
             if (c.activeInstances)
                 return res(409, { error: "Cluster un-registration failed, terminate following active instances [instance-1]" });
             this.clusters.delete(id);
