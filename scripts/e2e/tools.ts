@@ -20,6 +20,10 @@ export interface Tools {
     readonly languageHost: string;
     /** The helm CLI `npm run recover` rolls back and uninstalls with. */
     readonly helm: string;
+    /** OpenBao's server, the version NVIDIA's openbao chart pins (built from an openbao/openbao checkout). */
+    readonly bao: string;
+    /** The NATS server the bundle's nats chart deploys. */
+    readonly natsServer: string;
 }
 
 export function findTools(): { tools?: Tools; missing: string } {
@@ -37,6 +41,8 @@ export function findTools(): { tools?: Tools; missing: string } {
         kubernetesProvider: get("E2E_PULUMI_RESOURCE_KUBERNETES"),
         languageHost: get("E2E_PULUMI_LANGUAGE_NODEJS"),
         helm: get("E2E_HELM") ?? (get("NVCF_E2E_BIN") ? path.join(get("NVCF_E2E_BIN")!, "helm") : undefined),
+        bao: get("E2E_BAO"),
+        natsServer: get("E2E_NATS_SERVER"),
     };
     // With a real cluster (E2E_KUBECONFIG) etcd and kube-apiserver are not needed.
     const needed = process.env.E2E_KUBECONFIG
@@ -44,7 +50,12 @@ export function findTools(): { tools?: Tools; missing: string } {
         : (Object.keys(wanted) as (keyof Tools)[]);
     const missing = needed.filter((k) => !wanted[k] || !fs.existsSync(wanted[k]!));
     if (missing.length > 0) {
-        const hint = missing.includes("languageHost") ? "; the language host needs PULUMI_SOURCE, see the script" : "";
+        const hint = [
+            ...(missing.includes("languageHost") ? ["the language host needs PULUMI_SOURCE"] : []),
+            ...(missing.includes("bao") ? ["bao needs OPENBAO_SOURCE"] : []),
+        ]
+            .map((h) => `; ${h}, see the script`)
+            .join("");
         return { missing: `missing ${missing.join(", ")} (looked in the environment and ${envFile}${hint})` };
     }
     return { tools: wanted as Tools, missing: "" };

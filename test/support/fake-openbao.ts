@@ -19,6 +19,13 @@ export class FakeOpenBao {
         ["services/nvcf-api/jwt/roles", new Set()],
     ]);
     readonly requests: { method: string; path: string; token?: string }[] = [];
+    /**
+     * How many lists still show an object after its delete, as a standby of OpenBao 2.5 does
+     * (horizontal read scalability: standbys answer reads from their own copy, which lags the
+     * active member's writes); Infinity: a delete that never takes.
+     */
+    staleLists = 0;
+    private readonly ghosts = new Map<string, Set<string>>();
     /** Requests to answer with an error status, by `METHOD path` pattern. */
     private faults: { match: RegExp; status?: number; hang?: boolean; times: number }[] = [];
     private server?: http.Server;
@@ -32,6 +39,8 @@ export class FakeOpenBao {
         this.sealed = false;
         this.requests.length = 0;
         this.faults = [];
+        this.staleLists = 0;
+        this.ghosts.clear();
         for (const names of this.store.values()) names.clear();
         this.store.get(OPENBAO_API.aclPolicies)!.add("default").add("root");
     }
@@ -98,10 +107,12 @@ export class FakeOpenBao {
         const names = this.store.get(mount)!;
         const name = path.slice(mount.length + 1);
         if (listing && method === "GET" && name === "") {
-            return names.size === 0 ? reply(404, { errors: [] }) : reply(200, { data: { keys: [...names].sort() } });
+            const seen = new Set([...names, ...(this.staleLists > 0 ? (this.ghosts.get(mount) ?? []) : [])]);
+            if (this.staleLists > 0) this.staleLists--;
+            return seen.size === 0 ? reply(404, { errors: [] }) : reply(200, { data: { keys: [...seen].sort() } });
         }
         if (method === "DELETE" && name) {
-            names.delete(name);
+            if (names.delete(name) && this.staleLists > 0) this.ghosts.set(mount, (this.ghosts.get(mount) ?? new Set()).add(name));
             return reply(204);
         }
         if ((method === "POST" || method === "PUT") && name) {

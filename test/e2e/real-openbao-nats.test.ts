@@ -1,0 +1,342 @@
+/**
+ * The program's checks of OpenBao and NATS against the real servers: a three-member Raft
+ * cluster of `bao server` 2.5.5 processes and a `nats-server` 2.11.17 with JetStream, each
+ * behind its pod on a real kube-apiserver. The API server's pod proxy reaches the pods' address
+ * (this machine's, as the API server proxies to no loopback address), where the suite's pod
+ * network forwards each pod's port to its process: what a kubelet and a CNI would do.
+ *
+ * Against them: the health gate's OpenBao check (initialised, unsealed; a restarted member
+ * sealed until unsealed), the members' leader, Raft configuration and step-down, the admin
+ * issuer grant revocation (migration 10's objects created, revoked, re-created by an upgrade's
+ * migrations, revoked again), and the drain gate on real `/jsz` answers over more than one page
+ * of JetStream accounts.
+ *
+ * Tools: scripts/e2e/build-tools.sh (bao needs OPENBAO_SOURCE). Run: npm run test:e2e.
+ */
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { OPENBAO, OPENBAO_API, ADMIN_ISSUER_GRANT_PATHS } from "../../components/contracts/openbao";
+import { JSZ_STORAGE, NATS } from "../../components/contracts/nats";
+import * as checks from "../../components/health/checks";
+import { httpKube, type Kube as ProgramKube } from "../../components/health/kube-client";
+import { openBaoMembers } from "../../components/openbao/access";
+import { apiServer } from "../../components/providers/kube-access";
+import { GrantRevocationProvider, type GrantRevocationInputs } from "../../components/providers/grant-revocation";
+import { natsDrained } from "../../scripts/lib/upgrade/nats-drain";
+import { findTools } from "../../scripts/e2e/tools";
+import { Kube, LocalCluster } from "./cluster";
+import { BaoCluster } from "./real-openbao";
+import { NatsServer, type NatsClient } from "./real-nats";
+
+const MIN = 60_000;
+const VAULT = "vault-system";
+
+/** Where the pods "run": an address of this machine the API server may proxy to (not loopback). */
+const podIp = Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+
+const { tools, missing } = findTools();
+const skip =
+    process.env.NVCF_E2E !== "1"
+        ? "end-to-end suite: run it with npm run test:e2e"
+        : !tools
+          ? `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`
+          : process.env.E2E_KUBECONFIG
+            ? "the real OpenBao and NATS run behind this suite's own API server"
+            : !podIp
+              ? "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)"
+              : false;
+
+/**
+ * The pods' network: on the pods' address and `port`, each request the API server's pod proxy
+ * sends (it names the pod in X-Forwarded-Uri) goes on to that pod's process at `target(pod)`.
+ */
+async function podNetwork(host: string, port: number, target: (pod: string) => string | undefined): Promise<http.Server> {
+    const server = http.createServer((req, res) => {
+        const forwarded = String(req.headers["x-forwarded-uri"] ?? "");
+        const pod = /\/pods\/(?:https?:)?([a-z0-9-]+)(?::\d+)?\/proxy\//.exec(forwarded)?.[1] ?? "";
+        const to = target(pod);
+        if (!to) {
+            req.resume();
+            res.writeHead(502).end(`no process for pod ${pod}`);
+            return;
+        }
+        const headers = { ...req.headers };
+        delete headers.host;
+        const out = http.request(`${to}${req.url}`, { method: req.method, headers }, (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            answer.pipe(res);
+        });
+        // A stopped member refuses the connection, as a pod that is not running does.
+        out.on("error", (err) => res.writeHead(502).end(String(err)));
+        req.pipe(out);
+    });
+    await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => resolve());
+    });
+    return server;
+}
+
+/** A pod the kubelet would have started: Running and Ready at the pods' address. */
+async function runningPod(kube: Kube, namespace: string, name: string, container: object): Promise<void> {
+    const created = await kube.request("POST", `/api/v1/namespaces/${namespace}/pods`, {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name, namespace },
+        spec: { containers: [container] },
+    });
+    assert.equal(created.status, 201, created.text);
+    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    const conditions = ["Initialized", "ContainersReady", "Ready"].map((type) => ({ type, status: "True", lastTransitionTime: now }));
+    const res = await kube.request(
+        "PATCH",
+        `/api/v1/namespaces/${namespace}/pods/${name}/status`,
+        { status: { phase: "Running", podIP: podIp, podIPs: [{ ip: podIp }], startTime: now, conditions } },
+        "application/merge-patch+json",
+    );
+    assert.equal(res.status, 200, res.text);
+}
+
+describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip }, () => {
+    let work = "";
+    let cluster: LocalCluster;
+    let kube: Kube;
+    let program: ProgramKube;
+    let bao: BaoCluster;
+    let nats: NatsServer;
+    let app: NatsClient | undefined;
+    const servers: http.Server[] = [];
+
+    before(async () => {
+        work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-real-"));
+        bao = new BaoCluster(tools!.bao, path.join(work, "bao"));
+        nats = new NatsServer(tools!.natsServer, fs.mkdtempSync(path.join(work, "nats-")), ["A1", "APP", "A3"], 14222, 18222);
+        cluster = new LocalCluster(tools!);
+        await Promise.all([cluster.boot(), bao.boot(), nats.start()]);
+        kube = new Kube(cluster.kubeconfig);
+        program = httpKube(await apiServer({ kubeconfig: cluster.kubeconfig }), { timeoutMs: 10_000, retries: 0 });
+        for (const ns of [VAULT, NATS.namespace]) {
+            const res = await kube.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
+            assert.equal(res.status, 201, res.text);
+        }
+        for (const name of bao.names) {
+            await runningPod(kube, VAULT, name, {
+                name: "openbao",
+                image: "openbao",
+                ports: [{ name: "http", containerPort: OPENBAO.port }],
+            });
+        }
+        await runningPod(kube, NATS.namespace, "nats-0", {
+            name: NATS.container,
+            image: "nats",
+            ports: [{ name: NATS.monitorPortName, containerPort: NATS.monitorPort }],
+        });
+        servers.push(await podNetwork(podIp!, OPENBAO.port, (pod) => (bao.names.includes(pod) ? bao.url(pod) : undefined)));
+        servers.push(
+            await podNetwork(podIp!, NATS.monitorPort, (pod) => (pod === "nats-0" ? `http://127.0.0.1:${nats.monitorPort}` : undefined)),
+        );
+        // The chart's init Job keeps the root token in this Secret.
+        const secret = await kube.request("POST", `/api/v1/namespaces/${VAULT}/secrets`, {
+            apiVersion: "v1",
+            kind: "Secret",
+            metadata: { name: OPENBAO.rootTokenSecret.name },
+            data: { [OPENBAO.rootTokenSecret.key]: Buffer.from(bao.rootToken).toString("base64") },
+        });
+        assert.equal(secret.status, 201, secret.text);
+    });
+
+    after(async () => {
+        app?.close();
+        for (const s of servers) await new Promise<void>((r) => s.close(() => r()));
+        await Promise.allSettled([bao?.stop(), nats?.stop(), cluster?.stop()]);
+        if (process.exitCode) console.error(`logs kept in ${work} and ${cluster?.dir}`);
+        else {
+            fs.rmSync(work, { recursive: true, force: true });
+            cluster?.removeDir();
+        }
+    });
+
+    const probe = { namespace: VAULT, pod: OPENBAO.pod, port: OPENBAO.port, scheme: "http" as const };
+
+    it(
+        "health gate: OpenBao initialised and unsealed, read through the pod proxy; a restarted member is sealed until unsealed",
+        { timeout: 3 * MIN },
+        async () => {
+            const unsealed = await checks.openbao(program, probe);
+            assert.equal(unsealed.ok, true, unsealed.detail);
+            await bao.restart(OPENBAO.pod);
+            const sealed = await checks.openbao(program, probe);
+            assert.equal(sealed.ok, false);
+            assert.match(sealed.detail, /sealed/);
+            await bao.unseal(OPENBAO.pod);
+            assert.equal((await checks.openbao(program, probe)).ok, true);
+        },
+    );
+
+    it(
+        "members: health, leader and the Raft configuration as OpenBao 2.5.5 answers them; step-down moves the leadership",
+        { timeout: 3 * MIN },
+        async () => {
+            const members = openBaoMembers(
+                program,
+                { namespace: VAULT, port: OPENBAO.port, scheme: "http" },
+                {
+                    secret: { namespace: VAULT, ...OPENBAO.rootTokenSecret },
+                },
+            );
+            const leader = (await bao.leader())!;
+            const standby = bao.names.find((n) => n !== leader)!;
+            const health = await members.health(standby);
+            assert.equal(health.initialized, true);
+            assert.equal(health.sealed, false);
+            assert.equal(health.standby, true);
+            assert.equal(health.version, "2.5.5");
+            assert.equal((await members.leader(leader)).isSelf, true);
+            assert.equal((await members.leader(standby)).leaderAddress, bao.url(leader));
+            // The rollout reads the Raft configuration from the leader, whose copy flags the leader.
+            const raft = await members.raftServers(leader);
+            assert.deepEqual(raft.map((s) => [s.nodeId, s.voter, s.leader]).sort(), bao.names.map((n) => [n, true, n === leader]).sort());
+            // A standby may answer from its own copy (OpenBao 2.5's horizontal read scalability): every voter, leader flag unreliable.
+            assert.deepEqual(
+                (await members.raftServers(standby)).map((s) => [s.nodeId, s.voter]).sort(),
+                bao.names.map((n) => [n, true]).sort(),
+            );
+            // Sent to a standby, as the rollout may: OpenBao forwards it to the active member.
+            await members.stepDown(standby);
+            const deadline = Date.now() + MIN;
+            let next = await bao.leader();
+            while ((!next || next === leader) && Date.now() < deadline) {
+                await new Promise((r) => setTimeout(r, 250));
+                next = await bao.leader();
+            }
+            assert.ok(next && next !== leader, `a new leader after ${leader} stepped down (now ${next})`);
+            // The answers are real: the fake's seal-status shape is OpenBao's.
+            const status = await bao.call(next, "GET", OPENBAO_API.sealStatus);
+            assert.deepEqual(Object.keys(status.body).sort(), [
+                "build_date",
+                "cluster_id",
+                "cluster_name",
+                "initialized",
+                "migration",
+                "n",
+                "nonce",
+                "progress",
+                "recovery_seal",
+                "sealed",
+                "storage_type",
+                "t",
+                "type",
+                "version",
+            ]);
+        },
+    );
+
+    it(
+        "grant revocation: migration 10's grant revoked, re-created by an upgrade's migrations, revoked again",
+        { timeout: 3 * MIN },
+        async () => {
+            const root = async (method: string, p: string, body?: unknown) => {
+                const res = await bao.call((await bao.leader())!, method, p, body, bao.rootToken);
+                assert.ok(res.status >= 200 && res.status < 300, `${method} ${p}: ${res.status} ${res.text}`);
+                return res;
+            };
+            // What migrations 01 and 09 set up: the JWT auth mount, and the nvcf-api JWT secrets mount (here a KV
+            // mount standing in for NVIDIA's vault-plugin-secrets-jwt, which is not built: its roles live under roles/).
+            await root("POST", "sys/auth/jwt", { type: "jwt" });
+            await root("POST", "sys/mounts/services/nvcf-api/jwt", { type: "kv", options: { version: "1" } });
+            // What 10_setup_admin-issuer.sh writes on every run of the migrations Job, with neighbours that must survive.
+            const migration10 = async () => {
+                await root("POST", ADMIN_ISSUER_GRANT_PATHS.authRole, {
+                    role_type: "jwt",
+                    user_claim: "sub",
+                    bound_audiences: ["http://openbao-server.vault-system.svc.cluster.local:8200"],
+                    bound_claims: { "kubernetes.io/namespace": "api-keys" },
+                    policies: ["services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw"],
+                });
+                await root("POST", ADMIN_ISSUER_GRANT_PATHS.policy, {
+                    policy: 'path "services/nvcf-api/jwt/sign/admin-issuer-proxy" { capabilities = ["create", "update", "read"] }',
+                });
+                await root("POST", ADMIN_ISSUER_GRANT_PATHS.secretRole, { client_id: "ncp" });
+            };
+            await migration10();
+            await root("POST", "auth/jwt/role/nvcf-api-account-bootstrap", { role_type: "jwt", user_claim: "sub", bound_audiences: ["x"] });
+            await root("POST", "sys/policies/acl/services-nvcf-api-rw", { policy: 'path "x" { capabilities = ["read"] }' });
+
+            const provider = new GrantRevocationProvider({ retryDelayMs: 100 });
+            await provider.configure({ config: { get: () => undefined, require: () => "" } } as never);
+            const inputs = (revision: number): GrantRevocationInputs => ({
+                via: "kubernetes",
+                namespace: VAULT,
+                pod: OPENBAO.pod,
+                port: OPENBAO.port,
+                scheme: "http",
+                kubeconfig: cluster.kubeconfig,
+                tokenSource: "kubernetes-secret",
+                tokenSecret: { namespace: VAULT, ...OPENBAO.rootTokenSecret },
+                insecureSkipVerify: false,
+                timeoutSeconds: 10,
+                retries: 1,
+                openbaoRevision: revision,
+            });
+            // The revocation reaches the members through the API server's pod proxy; openbao-server-0 may be a standby (it forwards).
+            const { id, outs } = await provider.create(inputs(1));
+            assert.deepEqual(outs!.remaining, []);
+            const gone = async (p: string) => (await bao.call((await bao.leader())!, "GET", p, undefined, bao.rootToken)).status === 404;
+            for (const p of Object.values(ADMIN_ISSUER_GRANT_PATHS)) assert.ok(await gone(p), `${p} revoked`);
+            assert.equal(await gone("auth/jwt/role/nvcf-api-account-bootstrap"), false, "a neighbour role survives");
+            assert.equal(await gone("sys/policies/acl/services-nvcf-api-rw"), false, "a neighbour policy survives");
+
+            // An upgrade of openbao-server: its post-upgrade migrations Job runs migration 10 again.
+            await migration10();
+            const read = await provider.read(id, outs!);
+            assert.deepEqual(read.props!.remaining.sort(), [
+                "auth/jwt/role/admin-issuer-proxy",
+                "services/nvcf-api/jwt/roles/admin-issuer-proxy",
+                "sys/policies/acl/services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw",
+            ]);
+            assert.equal((await provider.diff(id, outs!, inputs(2))).changes, true, "the release's new revision revokes again");
+            const { outs: again } = await provider.update(id, outs!, inputs(2));
+            assert.deepEqual(again!.remaining, []);
+            for (const p of Object.values(ADMIN_ISSUER_GRANT_PATHS)) assert.ok(await gone(p), `${p} revoked again`);
+        },
+    );
+
+    it("drain gate: real /jsz answers through the pod proxy, every page of JetStream accounts", { timeout: 2 * MIN }, async () => {
+        app = await nats.connect("APP");
+        // As ICMS creates its streams: in memory, one replica.
+        for (const name of ["CreateNvcaFunctionTaskStream", "TerminateNvcaStream"]) {
+            await app.request(`$JS.API.STREAM.CREATE.${name}`, {
+                name,
+                subjects: [`icms.${name}.>`],
+                storage: JSZ_STORAGE.memory,
+                num_replicas: 1,
+            });
+        }
+        const a3 = await nats.connect("A3");
+        await a3.request("$JS.API.STREAM.CREATE.archive", {
+            name: "archive",
+            subjects: ["archive.>"],
+            storage: JSZ_STORAGE.file,
+            num_replicas: 1,
+        });
+        await a3.publish("archive.x", 3);
+        a3.close();
+        await app.publish("icms.CreateNvcaFunctionTaskStream.gpu-a", 4);
+        // Three JetStream accounts, two a page: the second page holds one, a third would hold none.
+        const full = await natsDrained(program, 2);
+        assert.equal(full.ok, false);
+        assert.equal(full.detail, "not drained: APP/CreateNvcaFunctionTaskStream on nats-0: 4 messages");
+        await app.request("$JS.API.STREAM.PURGE.CreateNvcaFunctionTaskStream", undefined);
+        for (const page of [1, 2, 3, 1024]) {
+            const drained = await natsDrained(program, page);
+            assert.equal(drained.ok, true, `page size ${page}: ${drained.detail}`);
+            assert.match(drained.detail, /2 single-replica memory streams are present and empty on 1 NATS server/);
+        }
+    });
+});

@@ -1,0 +1,177 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as path from "node:path";
+
+/**
+ * A real OpenBao Raft cluster of `bao server` processes on loopback, one address a member
+ * (127.0.0.<2+i>:8200, cluster port 8201), set up the way NVIDIA's openbao chart does it
+ * (deploy/helm/openbao/helm/scripts/deploy.sh): the first member initialised with one unseal
+ * key and unsealed, the others joined to it over Raft and unsealed with the same key. A member
+ * stopped and started again comes back sealed, as a replaced pod does, until `unseal` runs.
+ */
+export class BaoCluster {
+    readonly names: string[];
+    rootToken = "";
+    unsealKey = "";
+    private readonly procs = new Map<string, ChildProcess>();
+
+    constructor(
+        private readonly bin: string,
+        private readonly dir: string,
+        members = 3,
+    ) {
+        this.names = Array.from({ length: members }, (_, i) => `openbao-server-${i}`);
+    }
+
+    /** A member's loopback address (what its pod's port 8200 stands for). */
+    host(name: string): string {
+        return `127.0.0.${2 + this.names.indexOf(name)}`;
+    }
+
+    url(name: string): string {
+        return `http://${this.host(name)}:8200`;
+    }
+
+    /** Starts every member, initialises the first, joins and unseals the rest; resolves once Raft has every voter. */
+    async boot(): Promise<void> {
+        for (const n of this.names) this.startProcess(n);
+        const first = this.names[0];
+        await this.until(first, async () => (await this.call(first, "GET", "sys/seal-status")).status === 200);
+        const init = await this.call(first, "PUT", "sys/init", { secret_shares: 1, secret_threshold: 1 });
+        if (init.status !== 200) throw new Error(`bao init: ${init.status} ${init.text}`);
+        this.rootToken = init.body.root_token;
+        this.unsealKey = init.body.keys_base64[0];
+        await this.unseal(first);
+        await this.until(first, async () => (await this.call(first, "GET", "sys/leader")).body?.is_self === true);
+        for (const n of this.names.slice(1)) {
+            await this.until(n, async () => (await this.call(n, "GET", "sys/seal-status")).status === 200);
+            const join = await this.call(n, "PUT", "sys/storage/raft/join", { leader_api_addr: this.url(first) });
+            if (join.status !== 200 || join.body?.joined !== true) throw new Error(`${n}: raft join: ${join.status} ${join.text}`);
+            await this.unseal(n);
+        }
+        await this.until(first, async () => {
+            const res = await this.call(first, "GET", "sys/storage/raft/configuration", undefined, this.rootToken);
+            const servers: { voter?: boolean }[] = res.body?.data?.config?.servers ?? [];
+            return servers.length === this.names.length && servers.every((s) => s.voter);
+        });
+    }
+
+    /** Unseals a member with the cluster's key and waits until it says so. */
+    async unseal(name: string): Promise<void> {
+        const res = await this.call(name, "PUT", "sys/unseal", { key: this.unsealKey });
+        if (res.status !== 200) throw new Error(`${name}: unseal: ${res.status} ${res.text}`);
+        await this.until(name, async () => (await this.call(name, "GET", "sys/seal-status")).body?.sealed === false);
+    }
+
+    /** Stops a member and starts it again on the same data: it comes back sealed. */
+    async restart(name: string): Promise<void> {
+        await this.stopProcess(name);
+        this.startProcess(name);
+        await this.until(name, async () => (await this.call(name, "GET", "sys/seal-status")).status === 200);
+    }
+
+    /** The member that leads now, by its own `sys/leader`. */
+    async leader(): Promise<string | undefined> {
+        for (const n of this.names) {
+            const res = await this.call(n, "GET", "sys/leader").catch(() => undefined);
+            if (res?.body?.is_self === true) return n;
+        }
+        return undefined;
+    }
+
+    async stop(): Promise<void> {
+        for (const n of [...this.procs.keys()]) await this.stopProcess(n);
+    }
+
+    /** One call to a member's API (`path` under /v1). */
+    call(
+        name: string,
+        method: string,
+        apiPath: string,
+        body?: unknown,
+        token?: string,
+    ): Promise<{ status: number; body: any; text: string }> {
+        return new Promise((resolve, reject) => {
+            const req = http.request(
+                `${this.url(name)}/v1/${apiPath}`,
+                { method, headers: { ...(token ? { "X-Vault-Token": token } : {}), "Content-Type": "application/json" }, timeout: 10_000 },
+                (res) => {
+                    const chunks: Buffer[] = [];
+                    res.on("data", (c: Buffer) => chunks.push(c));
+                    res.on("end", () => {
+                        const text = Buffer.concat(chunks).toString("utf8");
+                        let parsed: unknown;
+                        try {
+                            parsed = text ? JSON.parse(text) : undefined;
+                        } catch {
+                            parsed = undefined;
+                        }
+                        resolve({ status: res.statusCode ?? 0, body: parsed, text });
+                    });
+                },
+            );
+            req.on("timeout", () => req.destroy(new Error(`${name}: ${method} ${apiPath}: timeout`)));
+            req.on("error", reject);
+            req.end(body === undefined ? undefined : JSON.stringify(body));
+        });
+    }
+
+    private startProcess(name: string): void {
+        const host = this.host(name);
+        const data = path.join(this.dir, name);
+        fs.mkdirSync(data, { recursive: true });
+        const config = path.join(this.dir, `${name}.hcl`);
+        // The chart's server config, on loopback: Raft storage, a plain-HTTP listener on 8200 (tls_disable), cluster port 8201.
+        fs.writeFileSync(
+            config,
+            [
+                `storage "raft" {`,
+                `  path    = "${data}"`,
+                `  node_id = "${name}"`,
+                `}`,
+                `listener "tcp" {`,
+                `  address         = "${host}:8200"`,
+                `  cluster_address = "${host}:8201"`,
+                `  tls_disable     = 1`,
+                `}`,
+                `api_addr      = "http://${host}:8200"`,
+                `cluster_addr  = "https://${host}:8201"`,
+                `disable_mlock = true`,
+                `ui            = false`,
+                "",
+            ].join("\n"),
+        );
+        const out = fs.openSync(path.join(this.dir, `${name}.log`), "a");
+        const p = spawn(this.bin, ["server", `-config=${config}`], { stdio: ["ignore", out, out] });
+        fs.closeSync(out);
+        this.procs.set(name, p);
+    }
+
+    private async stopProcess(name: string): Promise<void> {
+        const p = this.procs.get(name);
+        this.procs.delete(name);
+        if (!p || p.exitCode !== null || p.signalCode !== null) return;
+        const exited = new Promise((r) => p.once("exit", r));
+        p.kill("SIGTERM");
+        const timer = setTimeout(() => p.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(timer);
+    }
+
+    private async until(name: string, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+            if (await probe().catch(() => false)) return;
+            if (Date.now() > deadline) {
+                const log = fs
+                    .readFileSync(path.join(this.dir, `${name}.log`), "utf8")
+                    .split("\n")
+                    .slice(-15)
+                    .join("\n");
+                throw new Error(`${name}: not ready after ${timeoutMs} ms; its log ends:\n${log}`);
+            }
+            await new Promise((r) => setTimeout(r, 200));
+        }
+    }
+}
