@@ -12,10 +12,30 @@ import * as k8s from "@kubernetes/client-node";
 export { findTools, type Tools } from "../../scripts/e2e/tools";
 import type { Tools } from "../../scripts/e2e/tools";
 
-/** kube-controller-manager as scripts/e2e/build-tools.sh leaves it (next to kube-apiserver), if it was built. */
-export function findControllerManager(tools: Tools): string | undefined {
-    const bin = process.env.E2E_KUBE_CONTROLLER_MANAGER ?? path.join(path.dirname(tools.kubeApiserver), "kube-controller-manager");
-    return fs.existsSync(bin) ? bin : undefined;
+const started = new Set<ChildProcess>();
+let exitHook = false;
+
+/**
+ * Kills `p` when this test process exits, however it ends (a failed `before`, a timeout, an
+ * uncaught error, SIGINT or SIGTERM): no etcd, API server, bao or nats-server outlives its suite.
+ */
+export function stopWithThisProcess(p: ChildProcess): ChildProcess {
+    started.add(p);
+    p.once("exit", () => started.delete(p));
+    if (!exitHook) {
+        exitHook = true;
+        const killAll = () => {
+            for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+        };
+        process.once("exit", killAll);
+        for (const signal of ["SIGINT", "SIGTERM"] as const) {
+            process.once(signal, () => {
+                killAll();
+                process.exit(130);
+            });
+        }
+    }
+    return p;
 }
 
 export function freePort(): Promise<number> {
@@ -65,7 +85,7 @@ export class LocalCluster {
 
     private start(bin: string, args: string[], log: string): ChildProcess {
         const out = fs.openSync(path.join(this.dir, log), "a");
-        const p = spawn(bin, args, { stdio: ["ignore", out, out] });
+        const p = stopWithThisProcess(spawn(bin, args, { stdio: ["ignore", out, out] }));
         fs.closeSync(out);
         this.procs.push(p);
         return p;

@@ -15,7 +15,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { FakeOpenBaoMembers, jwtMount, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
-import { findControllerManager, findTools, Kube, LocalCluster } from "./cluster";
+import { findTools, Kube, LocalCluster } from "./cluster";
 import { OpenBaoKubelet } from "./openbao-kubelet";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig } from "./stack-config";
@@ -33,19 +33,16 @@ const podIp = Object.values(os.networkInterfaces())
     .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
 
 const { tools, missing } = findTools();
-const controllerManager = tools ? findControllerManager(tools) : undefined;
 const skip =
     process.env.NVCF_E2E !== "1"
         ? "end-to-end suite: run it with npm run test:e2e"
         : !tools
           ? `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`
-          : !controllerManager
-            ? "kube-controller-manager not built; run scripts/e2e/build-tools.sh kube-controller-manager"
-            : process.env.E2E_KUBECONFIG
-              ? "the rollout test needs its own API server (the fake OpenBao answers its pod proxy)"
-              : !podIp
-                ? "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)"
-                : false;
+          : process.env.E2E_KUBECONFIG
+            ? "the rollout test needs its own API server (the fake OpenBao answers its pod proxy)"
+            : !podIp
+              ? "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)"
+              : false;
 
 /** A small control plane: the releases the bundle always installs, OpenBao's StatefulSet on, no checks (the rollout checks). */
 function stackConfig() {
@@ -112,7 +109,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-rollout-"));
         cluster = new LocalCluster(tools!);
         await cluster.boot();
-        cluster.startControllerManager(controllerManager!, ["statefulset-controller"]);
+        cluster.startControllerManager(tools!.kubeControllerManager, ["statefulset-controller"]);
         kube = new Kube(cluster.kubeconfig);
         baoServer = await listenBehindPodProxy(bao, podIp!, 8200);
         // The Envoy Gateway controller's namespace is a prerequisite the stack never creates.

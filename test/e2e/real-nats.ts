@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
+import { stopWithThisProcess } from "./cluster";
 
 /**
  * A real nats-server with JetStream and its monitoring port, on loopback, with JetStream
@@ -39,7 +40,7 @@ export class NatsServer {
             ].join("\n"),
         );
         const out = fs.openSync(path.join(this.dir, "nats.log"), "a");
-        this.proc = spawn(this.bin, ["-c", config], { stdio: ["ignore", out, out] });
+        this.proc = stopWithThisProcess(spawn(this.bin, ["-c", config], { stdio: ["ignore", out, out] }));
         fs.closeSync(out);
         const deadline = Date.now() + 30_000;
         while (!(await this.monitorAnswers())) {

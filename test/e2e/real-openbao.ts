@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
+import { stopWithThisProcess } from "./cluster";
 
 /**
  * A real OpenBao Raft cluster of `bao server` processes on loopback, one address a member
@@ -143,7 +144,7 @@ export class BaoCluster {
             ].join("\n"),
         );
         const out = fs.openSync(path.join(this.dir, `${name}.log`), "a");
-        const p = spawn(this.bin, ["server", `-config=${config}`], { stdio: ["ignore", out, out] });
+        const p = stopWithThisProcess(spawn(this.bin, ["server", `-config=${config}`], { stdio: ["ignore", out, out] }));
         fs.closeSync(out);
         this.procs.set(name, p);
     }

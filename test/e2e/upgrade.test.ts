@@ -22,7 +22,7 @@ import { after, before, describe, it } from "node:test";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBaoMembers, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
-import { findControllerManager, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
+import { findTools, Kube, LocalCluster, whileLooping } from "./cluster";
 import { OpenBaoKubelet } from "./openbao-kubelet";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
@@ -47,7 +47,6 @@ const OPENBAO_NS = "vault-system";
 const MEMBERS = ["openbao-server-0", "openbao-server-1", "openbao-server-2"];
 
 const { tools, missing } = findTools();
-const controllerManager = tools ? findControllerManager(tools) : undefined;
 const skip =
     process.env.NVCF_E2E !== "1"
         ? "end-to-end suite: run it with npm run test:e2e"
@@ -55,9 +54,7 @@ const skip =
           ? "the upgrade suite plays the pods' IPs on a local API server; it does not run against E2E_KUBECONFIG"
           : !tools
             ? `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`
-            : !controllerManager
-              ? "kube-controller-manager not built; run scripts/e2e/build-tools.sh kube-controller-manager"
-              : false;
+            : false;
 
 /** An address of this machine the API server's pod proxy accepts as a pod IP (it refuses loopback). */
 function podAddress(): string {
@@ -177,7 +174,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-upgrade-"));
         cluster = new LocalCluster(tools!);
         await cluster.boot();
-        cluster.startControllerManager(controllerManager!, ["statefulset-controller"]);
+        cluster.startControllerManager(tools!.kubeControllerManager, ["statefulset-controller"]);
         kube = new Kube(cluster.kubeconfig);
         await icms.start();
         const address = podAddress();
