@@ -1,5 +1,10 @@
-import type { FakeOpenBaoMembers } from "../support/fake-openbao-members";
 import type { Kube } from "./cluster";
+
+/** The processes behind the member pods (the fake members, or real `bao server` processes): a replaced pod is a restarted process. */
+export interface MemberProcesses {
+    readonly names: readonly string[];
+    restart(name: string): void | Promise<void>;
+}
 
 /**
  * The kubelet for OpenBao's member pods, which the real StatefulSet controller creates and nothing
@@ -15,7 +20,7 @@ export class OpenBaoKubelet {
 
     constructor(
         private readonly kube: Kube,
-        private readonly bao: FakeOpenBaoMembers,
+        private readonly bao: MemberProcesses,
         private readonly namespace: string,
         private readonly podIp: string,
     ) {}
@@ -34,7 +39,7 @@ export class OpenBaoKubelet {
             const before = this.seen.get(name);
             if (before !== pod.metadata.uid) {
                 if (before !== undefined) {
-                    this.bao.restart(name);
+                    await this.bao.restart(name);
                     this.replacements.push({ name, revision: pod.metadata.labels?.["controller-revision-hash"] });
                 }
                 this.seen.set(name, pod.metadata.uid);

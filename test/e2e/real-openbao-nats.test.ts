@@ -31,6 +31,8 @@ import { findTools } from "../../scripts/e2e/tools";
 import { Kube, LocalCluster } from "./cluster";
 import { BaoCluster } from "./real-openbao";
 import { NatsServer, type NatsClient } from "./real-nats";
+import { OpenBaoKubelet } from "./openbao-kubelet";
+import { rollOut } from "../../components/openbao/rollout";
 
 const MIN = 60_000;
 const VAULT = "vault-system";
@@ -83,6 +85,40 @@ async function podNetwork(host: string, port: number, target: (pod: string) => s
     return server;
 }
 
+/** openbao-server as the chart renders its StatefulSet, as far as the rollout sees it: OnDelete, three members, annotated template. */
+function openbaoStatefulSet(revision: string) {
+    const labels = { "app.kubernetes.io/name": "openbao", "app.kubernetes.io/instance": OPENBAO.release, component: "server" };
+    return {
+        apiVersion: "apps/v1",
+        kind: "StatefulSet",
+        metadata: { name: OPENBAO.statefulSet, namespace: VAULT },
+        spec: {
+            serviceName: "openbao-server-internal",
+            podManagementPolicy: "Parallel",
+            replicas: 3,
+            updateStrategy: { type: "OnDelete" },
+            selector: { matchLabels: labels },
+            template: {
+                metadata: { labels, annotations: { "example.com/revision": revision } },
+                spec: {
+                    containers: [
+                        { name: "openbao", image: "openbao/openbao:2.5.5", ports: [{ name: "http", containerPort: OPENBAO.port }] },
+                        { name: "auto-unseal-sidecar", image: "openbao/openbao:2.5.5" },
+                    ],
+                },
+            },
+        },
+    };
+}
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 2 * MIN): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await probe())) {
+        if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 300));
+    }
+}
+
 /** A pod the kubelet would have started: Running and Ready at the pods' address. */
 async function runningPod(kube: Kube, namespace: string, name: string, container: object): Promise<void> {
     const created = await kube.request("POST", `/api/v1/namespaces/${namespace}/pods`, {
@@ -111,6 +147,9 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
     let bao: BaoCluster;
     let nats: NatsServer;
     let app: NatsClient | undefined;
+    let kubelet: OpenBaoKubelet;
+    let kubeletLoop: Promise<void> | undefined;
+    let stopping = false;
     const servers: http.Server[] = [];
 
     before(async () => {
@@ -125,13 +164,30 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
             const res = await kube.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
             assert.equal(res.status, 201, res.text);
         }
-        for (const name of bao.names) {
-            await runningPod(kube, VAULT, name, {
-                name: "openbao",
-                image: "openbao",
-                ports: [{ name: "http", containerPort: OPENBAO.port }],
-            });
-        }
+        // The chart's server StatefulSet as far as the rollout sees it; the real StatefulSet controller makes its pods,
+        // and the kubelet stand-in runs them: a replaced pod is its member's process restarted, then unsealed by the sidecar.
+        const sts = await kube.request("POST", `/apis/apps/v1/namespaces/${VAULT}/statefulsets`, openbaoStatefulSet("1"));
+        assert.equal(sts.status, 201, sts.text);
+        cluster.startControllerManager(tools!.kubeControllerManager, ["statefulset-controller"]);
+        kubelet = new OpenBaoKubelet(
+            kube,
+            {
+                names: bao.names,
+                restart: async (name) => {
+                    await bao.restart(name);
+                    await bao.unseal(name);
+                },
+            },
+            VAULT,
+            podIp!,
+        );
+        kubeletLoop = (async () => {
+            while (!stopping) {
+                await kubelet.tick();
+                await new Promise((r) => setTimeout(r, 300));
+            }
+        })();
+        await until("three Ready member pods", async () => kubelet.uids().every(Boolean));
         await runningPod(kube, NATS.namespace, "nats-0", {
             name: NATS.container,
             image: "nats",
@@ -152,6 +208,8 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
     });
 
     after(async () => {
+        stopping = true;
+        await kubeletLoop;
         app?.close();
         for (const s of servers) await new Promise<void>((r) => s.close(() => r()));
         await Promise.allSettled([bao?.stop(), nats?.stop(), cluster?.stop()]);
@@ -304,6 +362,61 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
             const { outs: again } = await provider.update(id, outs!, inputs(2));
             assert.deepEqual(again!.remaining, []);
             for (const p of Object.values(ADMIN_ISSUER_GRANT_PATHS)) assert.ok(await gone(p), `${p} revoked again`);
+        },
+    );
+
+    it(
+        "rollout: a template change replaces the real members one at a time, standbys first, the leader after its step-down",
+        { timeout: 6 * MIN },
+        async () => {
+            const members = openBaoMembers(
+                program,
+                { namespace: VAULT, port: OPENBAO.port, scheme: "http" },
+                {
+                    secret: { namespace: VAULT, ...OPENBAO.rootTokenSecret },
+                },
+            );
+            const leaderBefore = (await bao.leader())!;
+            const clusterId = (await members.health(leaderBefore)).clusterId;
+            const patched = await kube.request(
+                "PATCH",
+                `/apis/apps/v1/namespaces/${VAULT}/statefulsets/${OPENBAO.statefulSet}`,
+                { spec: { template: { metadata: { annotations: { "example.com/revision": "2" } } } } },
+                "application/merge-patch+json",
+            );
+            assert.equal(patched.status, 200, patched.text);
+            const lines: string[] = [];
+            const replacedBefore = kubelet.replacements.length;
+            const report = await rollOut(
+                program,
+                members,
+                { namespace: VAULT, statefulSet: OPENBAO.statefulSet },
+                {
+                    memberTimeoutMs: 2 * MIN,
+                    pollMs: 500,
+                    expectedClusterId: clusterId,
+                    log: (l) => lines.push(l),
+                },
+            );
+            assert.equal(report.replaced.length, 3, lines.join("\n"));
+            assert.equal(report.replaced[2], leaderBefore, "the leader last");
+            assert.deepEqual(report.steppedDown, [leaderBefore]);
+            assert.equal(report.clusterId, clusterId);
+            // Each replaced pod was a restarted process, on the new revision.
+            const replaced = kubelet.replacements.slice(replacedBefore);
+            assert.deepEqual(
+                replaced.map((r) => r.name),
+                report.replaced,
+            );
+            assert.equal(new Set(replaced.map((r) => r.revision)).size, 1);
+            // Afterwards: every member unsealed, one leader, all voters of the same cluster.
+            for (const n of bao.names) assert.equal((await members.health(n)).sealed, false, n);
+            const leader = (await bao.leader())!;
+            assert.deepEqual(
+                (await members.raftServers(leader)).map((s) => [s.nodeId, s.voter]).sort(),
+                bao.names.map((n) => [n, true]).sort(),
+            );
+            assert.equal((await checks.openbao(program, probe)).ok, true);
         },
     );
 
