@@ -24,9 +24,28 @@ export class ConfigError extends pulumi.RunError {
     }
 }
 
+/**
+ * A key named like a credential (its last word: `password`, `ngcApiKey`, `nkeySeed`, a bare
+ * `auth`): its value is never echoed, since the pull-request workflow posts these messages.
+ * `workerAuth` (a mode) is not one.
+ */
+function credentialLike(name: string): boolean {
+    if (/^auth$/i.test(name)) return true;
+    const words = name.split(/(?<=[a-z0-9])(?=[A-Z])|[_-]/);
+    return /^(password|passwd|passphrase|token|key|keys|secret|secrets|seed|credential|credentials|cert|kubeconfig)$/i.test(
+        words[words.length - 1] ?? "",
+    );
+}
+
 export function formatProblem(p: ConfigProblem): string {
     const parts = [`${p.key}: ${p.message}`];
-    if (p.given !== undefined) parts.push(`given ${describe(p.given)}`);
+    const last =
+        p.key
+            .split(/[.[\]":]+/)
+            .filter(Boolean)
+            .pop() ?? p.key;
+    if (p.given !== undefined)
+        parts.push(credentialLike(last) ? "given a value not shown (the key may hold a credential)" : `given ${describe(p.given)}`);
     if (p.allowed) parts.push(`allowed: ${p.allowed}`);
     return parts.join("; ");
 }
@@ -35,7 +54,7 @@ function describe(value: unknown): string {
     if (value === null) return "null";
     if (typeof value === "string") return JSON.stringify(value);
     if (typeof value === "object") {
-        const text = JSON.stringify(value);
+        const text = JSON.stringify(value, (k, v) => (k && credentialLike(k) && v !== null && typeof v !== "object" ? "(not shown)" : v));
         return text.length > 80 ? `${text.slice(0, 77)}...` : text;
     }
     return String(value);
@@ -82,10 +101,10 @@ export function problemsFromIssues(root: string, issues: readonly z.core.$ZodIss
     return issues.flatMap((issue): ConfigProblem[] => {
         if (issue.code === "unrecognized_keys") {
             const known = schema ? keysAt(schema, issue.path) : [];
+            // Never its value: a misspelled secret key (`passwrd`) would print the secret.
             return issue.keys.map((k) => ({
                 key: keyPath(root, [...issue.path, k]),
                 message: unknownKeyMessage("unknown key", k, known),
-                given: valueAt(raw, [...issue.path, k]),
                 allowed: known.length > 0 ? known.join(", ") : `the keys of ${keyPath(root, issue.path)} documented in the README`,
             }));
         }

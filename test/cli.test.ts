@@ -236,9 +236,10 @@ describe("the command lines", () => {
             assert.equal(res.stdout, "");
             assert.match(
                 res.stderr,
-                /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, pulumi, kubernetesProvider, languageHost, helm /,
+                /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, kubeControllerManager, pulumi, kubernetesProvider, languageHost, helm, bao, natsServer /,
             );
             assert.match(res.stderr, /scripts\/e2e\/build-tools\.sh/);
+            assert.match(res.stderr, /bao needs OPENBAO_SOURCE, see the script/);
         });
 
         const e2eSkipped = e2eWithoutTools("NVCF_E2E_SKIP_MISSING=1 npm run --silent test:e2e");

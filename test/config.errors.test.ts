@@ -143,3 +143,26 @@ describe("the program stops on a bad setting before any resource, with a RunErro
         assert.equal(message.split("\n").filter((l) => l.startsWith("  - ")).length, 2);
     });
 });
+
+describe("a typo never prints a secret", () => {
+    const LEAK = "hunter2-LEAK";
+    test("a value under an unknown key is not echoed, at any nesting level; the key and the nearest known one are", () => {
+        for (const [changes, key] of [
+            [{ controlPlane: { cassandra: { pasword: LEAK } } }, `${CP}.cassandra.pasword`],
+            [{ controlPlane: { cassandra: { migrations: { passsword: LEAK } } } }, `${CP}.cassandra.migrations.passsword`],
+            [{ controlPlane: { global: { helm: { sources: { pasword: LEAK } } } } }, `${CP}.global.helm.sources.pasword`],
+            [{ controlPlane: { nats: { nkeySeed: { value: LEAK } } } }, `${CP}.nats.nkeySeed`],
+        ] as const) {
+            const message = configError(devRaw(changes as RawChanges)).message;
+            assert.ok(message.includes(`${key}: unknown key`), message);
+            assert.ok(!message.includes(LEAK), `the value is printed: ${message}`);
+        }
+    });
+
+    test("a bad value under a key named like a credential is not echoed; other values are", () => {
+        const message = configError(devRaw({ controlPlane: { global: { helm: { sources: { password: 4242 } } } } as never })).message;
+        assert.match(message, /sources\.password: .*given a value not shown \(the key may hold a credential\)/);
+        assert.ok(!message.includes("4242"), message);
+        rejects({ nats: { workerAuth: "jwt" } }, [esc('given "jwt"')]);
+    });
+});
