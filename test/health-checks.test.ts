@@ -9,27 +9,7 @@ import { namespaceHolder, teardown } from "../components/providers/nvca-teardown
 import { controlPlaneSchema } from "../config/schema";
 import { AGENT_STATUS, nvcfBackendPath } from "../components/contracts/nvca";
 import { conform } from "./support/conformance";
-import type { SealStatusAnswer } from "../components/contracts/openbao";
-
-/** `sys/seal-status` as OpenBao 2.5.5 answers it (cluster name and ID only while unsealed). */
-function sealStatus(over: Partial<SealStatusAnswer>): SealStatusAnswer {
-    const base: SealStatusAnswer = {
-        type: "shamir",
-        initialized: true,
-        sealed: false,
-        t: 1,
-        n: 1,
-        progress: 0,
-        nonce: "",
-        version: "2.5.5",
-        build_date: "2026-01-01T00:00:00Z",
-        migration: false,
-        recovery_seal: false,
-        storage_type: "raft",
-    };
-    const status = { ...base, ...over };
-    return status.sealed || !status.initialized ? status : { ...status, cluster_name: "vault-cluster-test", cluster_id: "cid-test" };
-}
+import { sealStatusAnswer } from "./support/openbao-answers";
 
 /** A cluster as a map of paths to objects; lists are derived from the objects under a path. */
 class FakeKube implements Kube {
@@ -252,11 +232,11 @@ describe("health checks", () => {
         const path = "GET /api/v1/namespaces/vault-system/pods/openbao-server-0:8200/proxy/v1/sys/seal-status";
         const kube = new FakeKube();
         const answer = (status: number, body: unknown) => kube.answers.set(path, { status, body, text: JSON.stringify(body) });
-        answer(200, sealStatus({ sealed: false }));
+        answer(200, sealStatusAnswer({ sealed: false }));
         assert.equal((await checks.openbao(kube, probe)).ok, true);
-        answer(200, sealStatus({ sealed: true }));
+        answer(200, sealStatusAnswer({ sealed: true }));
         assert.match((await checks.openbao(kube, probe)).detail, /sealed/);
-        answer(200, sealStatus({ initialized: false, sealed: true }));
+        answer(200, sealStatusAnswer({ initialized: false, sealed: true }));
         assert.match((await checks.openbao(kube, probe)).detail, /not initialised/);
         answer(503, { kind: "Status", message: "no endpoints available" });
         const r = await checks.openbao(kube, probe);

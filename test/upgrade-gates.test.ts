@@ -13,7 +13,7 @@ import { RELEASE_NAMES } from "../components/control-plane/catalog";
 import { parseSettings } from "../config/settings";
 import { devRaw } from "./support/raw-config";
 import { stream, WorldKube } from "./support/upgrade-world";
-import type { HealthAnswer } from "../components/contracts/openbao";
+import { healthAnswer } from "./support/openbao-answers";
 
 /** A NATS pod as the chart runs it: a `nats` container whose monitoring port is named `monitor`. */
 function natsPod(kube: WorldKube, name: string, port = 8222): void {
@@ -197,17 +197,13 @@ function openbao(kube: WorldKube, members: Member[], sts = { replicas: 3, update
         assert.equal(q.get("sealedcode"), "200");
         const m = members[Number(/openbao-server-(\d+)/.exec(path)![1])];
         if (m.down) return undefined;
-        const body: HealthAnswer = {
+        const body = healthAnswer({
             initialized: m.initialized ?? true,
             sealed: m.sealed ?? false,
             standby: m.standby ?? true,
-            performance_standby: false,
-            replication_performance_mode: "disabled",
-            replication_dr_mode: "disabled",
-            server_time_utc: 1796083200,
-            version: "2.5.5",
-            ...(m.sealed ? {} : { cluster_name: "vault-cluster-1", cluster_id: m.clusterId ?? "cid-1" }),
-        };
+            cluster_name: "vault-cluster-1",
+            cluster_id: m.clusterId ?? "cid-1",
+        });
         return { status: 200, body, text: JSON.stringify(body) };
     });
     kube.api.put("/apis/apps/v1/namespaces/vault-system/statefulsets/openbao-server", {

@@ -12,7 +12,7 @@ import { fixtureRelease, stream, WorldEngine, WorldKube, worldResources } from "
 import { AGENT_STATUS, type AgentStatus } from "../components/contracts/nvca";
 import { conform } from "./support/conformance";
 import type { JszAnswer } from "../components/contracts/nats";
-import type { HealthAnswer } from "../components/contracts/openbao";
+import { healthAnswer } from "./support/openbao-answers";
 
 /**
  * The upgrade command's runner against an in-process world (test/support/upgrade-world.ts):
@@ -117,17 +117,7 @@ class World {
         k.proxy(/pods\/openbao-server-(\d):8200\/proxy\/v1\/sys\/health$/, (path) => {
             const i = Number(/openbao-server-(\d)/.exec(path)![1]);
             const sealed = f.sealedMember && i === 2;
-            const body: HealthAnswer = {
-                initialized: true,
-                sealed,
-                standby: i !== 0,
-                performance_standby: false,
-                replication_performance_mode: "disabled",
-                replication_dr_mode: "disabled",
-                server_time_utc: 1796083200,
-                version: "2.5.5",
-                ...(sealed ? {} : { cluster_id: "cid-1" }),
-            };
+            const body = healthAnswer({ sealed, standby: i !== 0, cluster_id: "cid-1" });
             return { status: 200, body, text: "" };
         });
         k.api.put("/apis/apps/v1/namespaces/vault-system/statefulsets/openbao-server", {

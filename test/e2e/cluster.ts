@@ -38,6 +38,21 @@ export function stopWithThisProcess(p: ChildProcess): ChildProcess {
     return p;
 }
 
+/** Where the pods "run": an address of this machine the API server may proxy to (it proxies to no loopback address). */
+export const podAddress = Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+
+/** SIGTERM, then SIGKILL after 10 s; resolves once the process is gone. */
+export async function stopProcess(p: ChildProcess | undefined): Promise<void> {
+    if (!p || p.exitCode !== null || p.signalCode !== null) return;
+    const exited = new Promise((r) => p.once("exit", r));
+    p.kill("SIGTERM");
+    const timer = setTimeout(() => p.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(timer);
+}
+
 export function freePort(): Promise<number> {
     return new Promise((resolve, reject) => {
         const s = net.createServer();
@@ -181,14 +196,7 @@ export class LocalCluster {
     }
 
     async stop(): Promise<void> {
-        for (const p of this.procs.reverse()) {
-            if (p.exitCode !== null || p.signalCode !== null) continue;
-            const exited = new Promise((r) => p.once("exit", r));
-            p.kill("SIGTERM");
-            const timer = setTimeout(() => p.kill("SIGKILL"), 10_000);
-            await exited;
-            clearTimeout(timer);
-        }
+        for (const p of this.procs.reverse()) await stopProcess(p);
         this.procs = [];
     }
 

@@ -15,7 +15,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { FakeOpenBaoMembers, jwtMount, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
-import { findTools, Kube, LocalCluster } from "./cluster";
+import { findTools, Kube, LocalCluster, podAddress } from "./cluster";
 import { OpenBaoKubelet } from "./openbao-kubelet";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig } from "./stack-config";
@@ -27,10 +27,7 @@ const MEMBERS = ["openbao-server-0", "openbao-server-1", "openbao-server-2"];
 const ROLLOUT_URN = /control-plane-openbao-rollout$/;
 const MIN = 60_000;
 
-/** Where the pods "run": an address of this machine the API server may proxy to (not loopback). */
-const podIp = Object.values(os.networkInterfaces())
-    .flat()
-    .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+const podIp = podAddress;
 
 const { tools, missing } = findTools();
 const skip =

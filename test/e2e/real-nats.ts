@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
-import { stopWithThisProcess } from "./cluster";
+import { stopProcess, stopWithThisProcess } from "./cluster";
 
 /**
  * A real nats-server with JetStream and its monitoring port, on loopback, with JetStream
@@ -54,13 +54,7 @@ export class NatsServer {
     }
 
     async stop(): Promise<void> {
-        const p = this.proc;
-        if (!p || p.exitCode !== null || p.signalCode !== null) return;
-        const exited = new Promise((r) => p.once("exit", r));
-        p.kill("SIGTERM");
-        const timer = setTimeout(() => p.kill("SIGKILL"), 10_000);
-        await exited;
-        clearTimeout(timer);
+        await stopProcess(this.proc);
     }
 
     /** A client connection as one account's user. */

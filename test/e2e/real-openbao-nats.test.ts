@@ -28,7 +28,7 @@ import { apiServer } from "../../components/providers/kube-access";
 import { GrantRevocationProvider, type GrantRevocationInputs } from "../../components/providers/grant-revocation";
 import { natsDrained } from "../../scripts/lib/upgrade/nats-drain";
 import { findTools } from "../../scripts/e2e/tools";
-import { Kube, LocalCluster } from "./cluster";
+import { Kube, LocalCluster, podAddress } from "./cluster";
 import { BaoCluster } from "./real-openbao";
 import { NatsServer, type NatsClient } from "./real-nats";
 import { OpenBaoKubelet } from "./openbao-kubelet";
@@ -37,10 +37,7 @@ import { rollOut } from "../../components/openbao/rollout";
 const MIN = 60_000;
 const VAULT = "vault-system";
 
-/** Where the pods "run": an address of this machine the API server may proxy to (not loopback). */
-const podIp = Object.values(os.networkInterfaces())
-    .flat()
-    .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+const podIp = podAddress;
 
 const { tools, missing } = findTools();
 const skip =

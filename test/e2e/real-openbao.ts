@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
-import { stopWithThisProcess } from "./cluster";
+import { stopProcess, stopWithThisProcess } from "./cluster";
 
 /**
  * A real OpenBao Raft cluster of `bao server` processes on loopback, one address a member
@@ -152,12 +152,7 @@ export class BaoCluster {
     private async stopProcess(name: string): Promise<void> {
         const p = this.procs.get(name);
         this.procs.delete(name);
-        if (!p || p.exitCode !== null || p.signalCode !== null) return;
-        const exited = new Promise((r) => p.once("exit", r));
-        p.kill("SIGTERM");
-        const timer = setTimeout(() => p.kill("SIGKILL"), 10_000);
-        await exited;
-        clearTimeout(timer);
+        await stopProcess(p);
     }
 
     private async until(name: string, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {

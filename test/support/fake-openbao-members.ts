@@ -1,5 +1,6 @@
 import * as http from "node:http";
-import { OPENBAO_API, type HealthAnswer, type LeaderAnswer, type SealStatusAnswer } from "../../components/contracts/openbao";
+import { OPENBAO_API, type LeaderAnswer } from "../../components/contracts/openbao";
+import { healthAnswer, sealStatusAnswer } from "./openbao-answers";
 
 /**
  * OpenBao's members as its HTTP API documents them, for exactly the endpoints the rollout and the
@@ -123,21 +124,7 @@ export class FakeOpenBaoMembers {
         if (!m) return { status: 404, body: { errors: [] } };
         if (method === "GET" && path === OPENBAO_API.health) return this.health(pod, m, new URLSearchParams(query));
         if (method === "GET" && path === OPENBAO_API.sealStatus) {
-            const body: SealStatusAnswer = {
-                type: "shamir",
-                initialized: true,
-                sealed: m.sealed,
-                t: 1,
-                n: 1,
-                progress: 0,
-                nonce: "",
-                version: "2.5.5",
-                build_date: "2026-01-01T00:00:00Z",
-                migration: false,
-                recovery_seal: false,
-                storage_type: "raft",
-                ...(m.sealed ? {} : { cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId }),
-            };
+            const body = sealStatusAnswer({ sealed: m.sealed, cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId });
             return { status: 200, body };
         }
         if (m.sealed) return { status: 503, body: { errors: ["Vault is sealed"] } };
@@ -221,17 +208,7 @@ export class FakeOpenBaoMembers {
                   ? code("activecode", 200)
                   : code("standbycode", 429)
               : code("activecode", 200);
-        const body: HealthAnswer = {
-            initialized: true,
-            sealed: m.sealed,
-            standby,
-            performance_standby: false,
-            replication_performance_mode: "disabled",
-            replication_dr_mode: "disabled",
-            server_time_utc: 1796083200,
-            version: "2.5.5",
-            ...(m.sealed ? {} : { cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId }),
-        };
+        const body = healthAnswer({ sealed: m.sealed, standby, cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId });
         return { status, body };
     }
 

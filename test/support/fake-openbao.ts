@@ -1,6 +1,7 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { OPENBAO_API, type SealStatusAnswer } from "../../components/contracts/openbao";
+import { OPENBAO_API } from "../../components/contracts/openbao";
+import { sealStatusAnswer } from "./openbao-answers";
 
 /**
  * An in-process OpenBao for exactly the paths the grant revocation uses, with OpenBao's HTTP
@@ -81,21 +82,7 @@ export class FakeOpenBao {
         }
         // The unauthenticated seal status the health gate reads, answered sealed or not.
         if (method === "GET" && path === OPENBAO_API.sealStatus) {
-            const status: SealStatusAnswer = {
-                type: "shamir",
-                initialized: true,
-                sealed: this.sealed,
-                t: 1,
-                n: 1,
-                progress: 0,
-                nonce: "",
-                version: "2.5.5",
-                build_date: "2026-01-01T00:00:00Z",
-                migration: false,
-                recovery_seal: false,
-                storage_type: "raft",
-                ...(this.sealed ? {} : { cluster_name: "vault-cluster-test", cluster_id: "cid-test" }),
-            };
+            const status = sealStatusAnswer({ sealed: this.sealed });
             return reply(200, status);
         }
         if (this.sealed) return reply(503, { errors: ["Vault is sealed"] });
