@@ -218,6 +218,13 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
     });
 
     const probe = { namespace: VAULT, pod: OPENBAO.pod, port: OPENBAO.port, scheme: "http" as const };
+    /** The members as the program reaches them: the API server's pod proxy, the root token from the chart's Secret. */
+    const programMembers = () =>
+        openBaoMembers(
+            program,
+            { namespace: VAULT, port: OPENBAO.port, scheme: "http" },
+            { secret: { namespace: VAULT, ...OPENBAO.rootTokenSecret } },
+        );
 
     it(
         "health gate: OpenBao initialised and unsealed, read through the pod proxy; a restarted member is sealed until unsealed",
@@ -238,13 +245,7 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
         "members: health, leader and the Raft configuration as OpenBao 2.5.5 answers them; step-down moves the leadership",
         { timeout: 3 * MIN },
         async () => {
-            const members = openBaoMembers(
-                program,
-                { namespace: VAULT, port: OPENBAO.port, scheme: "http" },
-                {
-                    secret: { namespace: VAULT, ...OPENBAO.rootTokenSecret },
-                },
-            );
+            const members = programMembers();
             const leader = (await bao.leader())!;
             const standby = bao.names.find((n) => n !== leader)!;
             const health = await members.health(standby);
@@ -366,13 +367,7 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
         "rollout: a template change replaces the real members one at a time, standbys first, the leader after its step-down",
         { timeout: 6 * MIN },
         async () => {
-            const members = openBaoMembers(
-                program,
-                { namespace: VAULT, port: OPENBAO.port, scheme: "http" },
-                {
-                    secret: { namespace: VAULT, ...OPENBAO.rootTokenSecret },
-                },
-            );
+            const members = programMembers();
             const leaderBefore = (await bao.leader())!;
             const clusterId = (await members.health(leaderBefore)).clusterId;
             const patched = await kube.request(
