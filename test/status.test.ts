@@ -23,6 +23,8 @@ import { statusTargets, type StatusTarget } from "../scripts/lib/status-targets"
 import { inBackground, runToEnd, type Finished } from "./support/background";
 import { FakeKubeApi } from "./support/fake-kube-api";
 import { AGENT_STATUS } from "../components/contracts/nvca";
+import { OPENBAO_API } from "../components/contracts/openbao";
+import { sealStatusAnswer } from "./support/openbao-answers";
 
 const ROOT = path.resolve(__dirname, "..");
 
@@ -251,10 +253,10 @@ function healthyCluster(api: FakeKubeApi, targets: readonly StatusTarget[]): voi
         if (boot) api.put(`/apis/batch/v1/namespaces/${boot.namespace}/jobs/${boot.job}`, { status: { succeeded: 1 } });
         const bao = t.health?.openbao;
         if (bao)
-            api.put(`/api/v1/namespaces/${bao.namespace}/pods/${bao.pod}:${bao.port}/proxy/v1/sys/seal-status`, {
-                initialized: true,
-                sealed: false,
-            });
+            api.put(
+                `/api/v1/namespaces/${bao.namespace}/pods/${bao.pod}:${bao.port}/proxy/v1/${OPENBAO_API.sealStatus}`,
+                sealStatusAnswer(),
+            );
         for (const ns of t.health?.routes?.namespaces ?? []) {
             api.put(`/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes/api`, {
                 metadata: { name: "api" },
@@ -366,10 +368,10 @@ describe("the command against a fake API server", { concurrency: false }, () => 
             data: receiptData({ bundleRelease: "0.7.0", controlPlane: {}, computePlanes: {} }),
         });
         const bao = targets[0].health!.openbao!;
-        api.put(`/api/v1/namespaces/${bao.namespace}/pods/${bao.pod}:${bao.port}/proxy/v1/sys/seal-status`, {
-            initialized: true,
-            sealed: true,
-        });
+        api.put(
+            `/api/v1/namespaces/${bao.namespace}/pods/${bao.pod}:${bao.port}/proxy/v1/${OPENBAO_API.sealStatus}`,
+            sealStatusAnswer({ sealed: true }),
+        );
         const table = await statusHere("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig);
         assert.equal(table.code, 1, table.stderr);
         assert.match(

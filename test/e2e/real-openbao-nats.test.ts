@@ -28,6 +28,7 @@ import { apiServer } from "../../components/providers/kube-access";
 import { GrantRevocationProvider, type GrantRevocationInputs } from "../../components/providers/grant-revocation";
 import { natsDrained } from "../../scripts/lib/upgrade/nats-drain";
 import { findTools } from "../../scripts/e2e/tools";
+import { statusCli } from "../../scripts/lib/status-cli";
 import { Kube, LocalCluster, podAddress } from "./cluster";
 import { BaoCluster } from "./real-openbao";
 import { NatsServer, type NatsClient } from "./real-nats";
@@ -35,6 +36,7 @@ import { OpenBaoKubelet } from "./openbao-kubelet";
 import { rollOut } from "../../components/openbao/rollout";
 
 const MIN = 60_000;
+const ROOT = path.resolve(__dirname, "..", "..");
 const VAULT = "vault-system";
 
 const podIp = podAddress;
@@ -409,6 +411,39 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
                 bao.names.map((n) => [n, true]).sort(),
             );
             assert.equal((await checks.openbao(program, probe)).ok, true);
+        },
+    );
+
+    it(
+        "npm run status reads the real members: OpenBao initialised and unsealed, then one sealed, named with its fix",
+        { timeout: 3 * MIN },
+        async () => {
+            // The dev stack as a user has it, with this cluster's kubeconfig given on the command line.
+            const dir = fs.mkdtempSync(path.join(work, "stack-"));
+            for (const f of ["Pulumi.yaml", "Pulumi.dev.yaml"]) fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
+            const kubeconfig = path.join(dir, "kubeconfig.yaml");
+            fs.writeFileSync(kubeconfig, cluster.kubeconfig, { mode: 0o600 });
+            const status = async () => {
+                let out = "";
+                const code = await statusCli(
+                    ["--stack", "dev", "--dir", dir, "--kubeconfig", kubeconfig],
+                    { out: (t) => (out += t), err: (t) => (out += t) },
+                    {
+                        KUBECONFIG: "/nonexistent",
+                    },
+                );
+                return { code, out };
+            };
+            const healthy = await status();
+            assert.match(healthy.out, /^control plane +openbao +ok +OpenBao is initialised and unsealed$/m, healthy.out);
+            await bao.restart(OPENBAO.pod);
+            try {
+                const sealed = await status();
+                assert.equal(sealed.code, 1);
+                assert.match(sealed.out, /\ncontrol plane +openbao +FAIL +OpenBao is sealed\n +fix: unseal it/, sealed.out);
+            } finally {
+                await bao.unseal(OPENBAO.pod);
+            }
         },
     );
 
