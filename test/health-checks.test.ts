@@ -7,6 +7,7 @@ import { requiredGateways } from "../components/health/specs";
 import { ClusterChecksProvider, type ClusterChecksInputs } from "../components/providers/cluster-checks";
 import { namespaceHolder, teardown } from "../components/providers/nvca-teardown";
 import { controlPlaneSchema } from "../config/schema";
+import { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../components/contracts/gateway-api";
 import { AGENT_STATUS, nvcfBackendPath } from "../components/contracts/nvca";
 import { conform } from "./support/conformance";
 import { sealStatusAnswer } from "./support/openbao-answers";
@@ -63,7 +64,7 @@ class FakeKube implements Kube {
 
 const CRD = (name: string) => `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
 const gatewayApiCrds = (kube: FakeKube) => {
-    for (const c of checks.GATEWAY_API_CRDS) kube.put(CRD(`${c}.gateway.networking.k8s.io`), { metadata: { name: c } });
+    for (const c of GATEWAY_API_CRDS) kube.put(CRD(`${c}.gateway.networking.k8s.io`), { metadata: { name: c } });
     return kube;
 };
 
@@ -106,7 +107,7 @@ describe("preflight checks", () => {
         const noCrds = await checks.gatewayApi(kube, gw);
         assert.equal(noCrds[0].name, "gateway-api-crds");
         assert.equal(noCrds[0].ok, false);
-        assert.ok(noCrds[0].fix.endsWith(checks.GATEWAY_API_INSTALL), noCrds[0].fix);
+        assert.ok(noCrds[0].fix.endsWith(GATEWAY_API_INSTALL), noCrds[0].fix);
         gatewayApiCrds(kube);
         const noGw = await checks.gatewayApi(kube, gw);
         assert.deepEqual(

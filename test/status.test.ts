@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parse as parseYaml, stringify } from "yaml";
 import type { CheckResult } from "../components/health/checks";
-import { GATEWAY_API_CRDS } from "../components/health/checks";
+import { GATEWAY_API_CRDS } from "../components/contracts/gateway-api";
 import { installedReleases, releaseDrift, type DesiredRelease, type InstalledRelease } from "../components/health/helm-releases";
 import type { Kube } from "../components/health/kube-client";
 import { receiptData } from "../components/bundle/receipt";

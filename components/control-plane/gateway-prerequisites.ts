@@ -188,9 +188,9 @@ export function gatewayApiManifestProblem(objects: readonly Manifest[]): string 
     const crds = new Map(objects.filter((o) => o.kind === "CustomResourceDefinition").map((o) => [String(o.metadata?.name), o] as const));
     const names = GATEWAY_API_CRDS.map((c) => `${c}.${GATEWAY_API.group}`);
     const missing = names.filter((n) => !crds.has(n));
-    const annotations = (n: string) => crds.get(n)?.metadata?.annotations ?? {};
-    const channels = [...new Set(names.filter((n) => crds.has(n)).map((n) => annotations(n)[GATEWAY_API.channelAnnotation] ?? "none"))];
-    const versions = [...new Set(names.filter((n) => crds.has(n)).map((n) => annotations(n)[GATEWAY_API.versionAnnotation] ?? "none"))];
+    const present = names.filter((n) => crds.has(n)).map((n) => crds.get(n)!.metadata?.annotations ?? {});
+    const channels = [...new Set(present.map((a) => a[GATEWAY_API.channelAnnotation] ?? "none"))];
+    const versions = [...new Set(present.map((a) => a[GATEWAY_API.versionAnnotation] ?? "none"))];
     const problems: string[] = [];
     if (missing.length > 0) problems.push(`lacks the CustomResourceDefinitions ${missing.join(", ")}`);
     if (channels.some((c) => c !== GATEWAY_API.channel))

@@ -22,8 +22,6 @@ export interface CheckResult {
 /** The oldest Kubernetes the program supports: nvcf-cli's own preflight refuses kubectl older than 1.28. */
 export const MIN_KUBERNETES = { major: 1, minor: 28 } as const;
 
-export { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../contracts/gateway-api";
-
 /** A Gateway and the listeners (name and port) the bundle's routes attach to. */
 export interface GatewaySpec {
     readonly namespace: string;

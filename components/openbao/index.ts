@@ -4,15 +4,8 @@
  * rollout of its `OnDelete` StatefulSet and the JWT mount checks. docs/internals.md describes the API.
  */
 export { openBaoMembers, type TokenSource } from "./access";
-export {
-    captureJwtBaseline,
-    JWT_PLUGIN,
-    mountProblems,
-    verifyJwtMounts,
-    type JwtBaseline,
-    type JwtMount,
-    type JwtMountReport,
-} from "./jwt-mounts";
+export { JWT_PLUGIN } from "../contracts/openbao";
+export { captureJwtBaseline, mountProblems, verifyJwtMounts, type JwtBaseline, type JwtMount, type JwtMountReport } from "./jwt-mounts";
 export { MemberAnswerError, type MemberEndpoint, type MemberHealth, type OpenBaoMembers } from "./members";
 export {
     leaderOf,

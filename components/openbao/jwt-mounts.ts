@@ -1,8 +1,6 @@
 import { JWT_PLUGIN, OPENBAO_API } from "../contracts/openbao";
 import type { OpenBaoMembers } from "./members";
 
-export { JWT_PLUGIN } from "../contracts/openbao";
-
 /** One mount of the JWT plugin, as `GET /v1/sys/mounts` (`bao secrets list -detailed`) describes it. */
 export interface JwtMount {
     readonly path: string;

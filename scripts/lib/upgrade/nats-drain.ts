@@ -9,8 +9,6 @@ import { listItems, type Kube } from "../../../components/health/kube-client";
 import { excerpt } from "../../../components/providers/http";
 import { JSZ_PAGE, JSZ_STORAGE, NATS } from "../../../components/contracts/nats";
 
-export { JSZ_PAGE, NATS } from "../../../components/contracts/nats";
-
 interface Stream {
     readonly pod: string;
     readonly account: string;
