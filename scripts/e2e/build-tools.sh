@@ -3,13 +3,18 @@
 #   etcd, kube-apiserver, kube-controller-manager, pulumi (CLI), pulumi-resource-kubernetes, helm (the
 #   CLI `npm run recover` rolls back and uninstalls interrupted releases with),
 #   pulumi-language-nodejs (the Node.js language host the CLI runs `index.ts` with), nats-server
-#   (the NATS the bundle's chart runs) and bao (the OpenBao the bundle's chart runs).
+#   (the NATS the bundle's chart runs), bao (the OpenBao the bundle's chart runs) and
+#   vault-plugin-secrets-jwt (the JWT secrets plugin NVIDIA's OpenBao image carries), and the CRDs
+#   of the objects the program reads and writes (crds/: NVCA's NVCFBackend, Gateway API's
+#   experimental channel, Kyverno's ClusterPolicy), copied from their sources, never written here.
 # The proxy serves neither the language host's module nor OpenBao's main module, so each is built
 # from a checkout of its repository given at run time (a git directory, bare or not), with every
 # dependency from the module proxy:
-#   PULUMI_SOURCE=/path/to/pulumi.git OPENBAO_SOURCE=/path/to/openbao.git build-tools.sh
-# Without PULUMI_SOURCE (OPENBAO_SOURCE) the language host (bao) is skipped, and the suites that
-# need it fail naming it.
+#   PULUMI_SOURCE=/path/to/pulumi.git OPENBAO_SOURCE=/path/to/openbao.git \
+#   NVCF_SOURCE=/path/to/nvcf.git build-tools.sh
+# NVCF_SOURCE (NVIDIA/nvcf; NVCF_BUNDLE, the parity test's, is taken when it is unset) gives the
+# JWT plugin's source and NVCA's CRD at the pinned commit (NVCF_REF). Without a source the tool
+# that needs it is skipped, and the suites that need it fail naming it.
 #
 # Everything built or downloaded lives OUTSIDE the repository, under
 #   ${NVCF_E2E_CACHE:-~/.cache/nvcf-e2e}
@@ -24,7 +29,7 @@
 #   nohup scripts/e2e/build-tools.sh > ~/.cache/nvcf-e2e/build.log 2>&1 &
 #
 # Usage: build-tools.sh [TOOL...]     TOOL in: etcd kube-apiserver kube-controller-manager pulumi kubernetes helm language-nodejs
-#                                              nats-server openbao
+#                                              nats-server openbao jwt-plugin crds
 #        build-tools.sh smoke         start etcd + kube-apiserver briefly, run kubectl get ns, stop them
 #
 # Why wrappers: none of these can be `go install`ed (their go.mod files carry local replace
@@ -55,6 +60,14 @@ NATS_VERSION=${NATS_VERSION:-2.11.17}
 # The OpenBao NVIDIA's openbao chart pins (appVersion 2.5.5-nv-...), built from tag v$OPENBAO_VERSION.
 OPENBAO_VERSION=${OPENBAO_VERSION:-2.5.5}
 OPENBAO_SOURCE=${OPENBAO_SOURCE:-}
+# NVIDIA/nvcf at the commit the program pins (scripts/parity/tools.ts PINNED_BUNDLE).
+NVCF_SOURCE=${NVCF_SOURCE:-${NVCF_BUNDLE:-}}
+NVCF_REF=${NVCF_REF:-fadc0f815832fe82b4ddd15932843d3dca6e9463}
+# The Gateway API release the bundle needs (experimental channel), and a Kyverno whose ClusterPolicy
+# CRD is kyverno.io/v1 (the kind the program's pull-secret policy is): both from the module proxy,
+# whose module zips carry the repositories' CRD files.
+GATEWAY_API_VERSION=${GATEWAY_API_VERSION:-1.2.0}
+KYVERNO_VERSION=${KYVERNO_VERSION:-1.13.4}
 
 # ---- layout / Go environment ----------------------------------------------------------------
 ROOT=${NVCF_E2E_CACHE:-$HOME/.cache/nvcf-e2e}
@@ -229,6 +242,46 @@ build_openbao() {
   mv "$BIN/bao.tmp" "$BIN/bao"
 }
 
+# nvcf_tree PATH DEST: a path of NVIDIA/nvcf at NVCF_REF (a git directory, bare or not, or a working tree at that commit).
+nvcf_tree() {
+  mkdir -p "$2"
+  if git --git-dir="$NVCF_SOURCE" rev-parse --verify -q "$NVCF_REF^{commit}" >/dev/null 2>&1; then
+    git --git-dir="$NVCF_SOURCE" archive "$NVCF_REF:$1" | tar -x -C "$2"
+  elif [ "$(git -C "$NVCF_SOURCE" rev-parse HEAD 2>/dev/null)" = "$NVCF_REF" ]; then
+    cp -r "$NVCF_SOURCE/$1/." "$2"
+  else
+    echo "NVCF_SOURCE=$NVCF_SOURCE holds no commit $NVCF_REF" >&2; return 1
+  fi
+}
+
+build_jwt_plugin() {
+  # The binary infra/openbao/Dockerfile copies into the image's plugin directory; a module of its own.
+  local W=$WRAP/vault-plugin-secrets-jwt-${NVCF_REF:0:12}
+  rm -rf "$W"
+  nvcf_tree infra/openbao/plugins/vault-plugin-secrets-jwt "$W"
+  cd "$W"
+  go build -p "$BUILD_P" -trimpath -ldflags "-s -w" -o "$BIN/vault-plugin-secrets-jwt.tmp" ./cmd/vault-plugin-secrets-jwt
+  mv "$BIN/vault-plugin-secrets-jwt.tmp" "$BIN/vault-plugin-secrets-jwt"
+}
+
+fetch_crds() {
+  local T=$WRAP/crds W=$WRAP/crds-mod GW KY
+  rm -rf "$T"; mkdir -p "$T/gateway-api" "$T/kyverno" "$T/nvca"
+  fresh_wrapper "$W" rt.local/crds
+  # NVCA's: the nvca-operator chart's (its one template line, the chart's labels, dropped) and the
+  # two the operator creates at start-up (its reconcile manifests).
+  nvcf_tree deploy/helm/nvca-operator/nvca-operator/templates/crds "$W/chart"
+  sed -e '/{{/d' -e 's/^  labels:$/  labels: {}/' "$W/chart/nvidia.io_nvcfbackends_crd.yaml" >"$T/nvca/nvidia.io_nvcfbackends_crd.yaml"
+  nvcf_tree src/compute-plane-services/nvca/pkg/operator/reconcile/manifests "$W/operator"
+  cp "$W"/operator/nvcf.nvidia.io_{miniservices,storagerequests}_crd.yaml "$T/nvca/"
+  GW=$(moddl "sigs.k8s.io/gateway-api@v$GATEWAY_API_VERSION" Dir)
+  cp "$GW"/config/crd/experimental/gateway.networking.k8s.io_*.yaml "$T/gateway-api/"
+  KY=$(moddl "github.com/kyverno/kyverno@v$KYVERNO_VERSION" Dir)
+  cp "$KY/config/crds/kyverno/kyverno.io_clusterpolicies.yaml" "$T/kyverno/"
+  chmod -R u+w "$T"
+  rm -rf "$BIN/crds"; mv "$T" "$BIN/crds"
+}
+
 # ---- driver ---------------------------------------------------------------------------------
 ensure_time() {
   if ! /usr/bin/time -v true >/dev/null 2>&1; then
@@ -264,13 +317,15 @@ write_env() {
     echo "# generated by scripts/e2e/build-tools.sh; source this file"
     echo "export NVCF_E2E_BIN='$BIN'"
     echo "export PATH=\"\$NVCF_E2E_BIN:\$PATH\""
-    for b in etcd kube-apiserver kube-controller-manager pulumi pulumi-resource-kubernetes helm pulumi-language-nodejs nats-server bao; do
+    for b in etcd kube-apiserver kube-controller-manager pulumi pulumi-resource-kubernetes helm pulumi-language-nodejs nats-server bao \
+      vault-plugin-secrets-jwt crds; do
       v=$(echo "$b" | tr 'a-z-' 'A-Z_')
-      if [ -x "$BIN/$b" ]; then echo "export E2E_${v}='$BIN/$b'"; else echo "unset E2E_${v}"; fi
+      if [ -e "$BIN/$b" ]; then echo "export E2E_${v}='$BIN/$b'"; else echo "unset E2E_${v}"; fi
     done
     echo "export E2E_PULUMI_VERSION='$PULUMI_VERSION' E2E_K8S_PROVIDER_VERSION='$K8S_PROVIDER_VERSION'"
     echo "export E2E_KUBE_VERSION='$KUBE_VERSION' E2E_ETCD_VERSION='$ETCD_VERSION' E2E_HELM_VERSION='$HELM_VERSION'"
-    echo "export E2E_NATS_VERSION='$NATS_VERSION' E2E_OPENBAO_VERSION='$OPENBAO_VERSION'"
+    echo "export E2E_NATS_VERSION='$NATS_VERSION' E2E_OPENBAO_VERSION='$OPENBAO_VERSION' E2E_NVCF_REF='$NVCF_REF'"
+    echo "export E2E_GATEWAY_API_VERSION='$GATEWAY_API_VERSION' E2E_KYVERNO_VERSION='$KYVERNO_VERSION'"
     echo "export PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true"
   } >"$ENV_FILE.tmp"
   mv "$ENV_FILE.tmp" "$ENV_FILE"
@@ -336,7 +391,8 @@ main() {
   ensure_time
   log "go: $(go version); GOMODCACHE=$GOMODCACHE GOCACHE=$GOCACHE; bin: $BIN"
   local tools=("$@")
-  [ ${#tools[@]} -eq 0 ] && tools=(etcd kube-apiserver kube-controller-manager pulumi kubernetes helm language-nodejs nats-server openbao)
+  [ ${#tools[@]} -eq 0 ] && tools=(etcd kube-apiserver kube-controller-manager pulumi kubernetes helm language-nodejs nats-server openbao \
+    jwt-plugin crds)
   if [ "${tools[0]}" = smoke ]; then smoke; return; fi
   for t in "${tools[@]}"; do
     case $t in
@@ -358,6 +414,14 @@ main() {
           run_build openbao bao build_openbao
         elif [ ! -x "$BIN/bao" ]; then
           log "bao: skipped (set OPENBAO_SOURCE to an openbao/openbao git checkout)"
+        fi ;;
+      jwt-plugin | crds)
+        local bin=vault-plugin-secrets-jwt fn=build_jwt_plugin
+        [ "$t" = crds ] && bin=crds fn=fetch_crds
+        if [ -n "$NVCF_SOURCE" ]; then
+          run_build "$t" "$bin" "$fn"
+        elif [ ! -e "$BIN/$bin" ]; then
+          log "$bin: skipped (set NVCF_SOURCE to an NVIDIA/nvcf git checkout)"
         fi ;;
       *) echo "unknown tool: $t" >&2; return 2 ;;
     esac

@@ -26,6 +26,10 @@ export interface Tools {
     readonly bao: string;
     /** The NATS server the bundle's nats chart deploys. */
     readonly natsServer: string;
+    /** NVIDIA's JWT secrets plugin, as its OpenBao image carries it (built from an NVIDIA/nvcf checkout). */
+    readonly jwtPlugin: string;
+    /** The upstream CRDs (nvca/, gateway-api/, kyverno/) the suite's API server gets, never hand-written ones. */
+    readonly crds: string;
 }
 
 export function findTools(): { tools?: Tools; missing: string } {
@@ -46,6 +50,8 @@ export function findTools(): { tools?: Tools; missing: string } {
         helm: get("E2E_HELM") ?? (get("NVCF_E2E_BIN") ? path.join(get("NVCF_E2E_BIN")!, "helm") : undefined),
         bao: get("E2E_BAO"),
         natsServer: get("E2E_NATS_SERVER"),
+        jwtPlugin: get("E2E_VAULT_PLUGIN_SECRETS_JWT"),
+        crds: get("E2E_CRDS"),
     };
     // With a real cluster (E2E_KUBECONFIG) the local API server's tools, and the suites that run only on it, are not needed.
     // Otherwise every tool is: a suite never skips itself for a missing one.
@@ -57,6 +63,7 @@ export function findTools(): { tools?: Tools; missing: string } {
         const hint = [
             ...(missing.includes("languageHost") ? ["the language host needs PULUMI_SOURCE"] : []),
             ...(missing.includes("bao") ? ["bao needs OPENBAO_SOURCE"] : []),
+            ...(missing.includes("jwtPlugin") || missing.includes("crds") ? ["jwtPlugin and crds need NVCF_SOURCE"] : []),
         ]
             .map((h) => `; ${h}, see the script`)
             .join("");

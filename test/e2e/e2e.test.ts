@@ -23,7 +23,8 @@ import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBao } from "../support/fake-openbao";
 import { finalizingNamespaces, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
 import { PulumiCli, userCheckout, type TimedEvent } from "./pulumi-cli";
-import { CHARTS, CONTROLLER_NS, e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
+import { CONTROLLER_NS, e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
+import { chartsWithUpstreamCrds, gatewayApiInstallFile, installCrds, upstreamCrds } from "./upstream-crds";
 import { AGENT_STATUS, type AgentStatus } from "../../components/contracts/nvca";
 import { KUBERNETES_PROVIDER_VERSION } from "../../components/contracts/pulumi-state";
 
@@ -31,8 +32,6 @@ const REPO = path.resolve(__dirname, "..", "..");
 const STACK = "e2e";
 const NGC_KEY = "e2e-ngc-key";
 const CASSANDRA_PASSWORD = "e2e-cassandra-password-0123456789";
-/** A stand-in for Gateway API v1.2.0's experimental-install.yaml (three CRDs). */
-const GATEWAY_CRDS = path.join(__dirname, "manifests", "gateway-api-crds.yaml");
 const PULL_SECRET = "nvcr-pull-secret";
 /** Every namespace the stack owns with this config (control plane + one compute plane with every add-on), each with the pull secret. */
 const STACK_NAMESPACES = [
@@ -80,20 +79,21 @@ const skip =
  * directory), and nothing installed by hand: the Gateway prerequisites and Kyverno come with the
  * stack, and Kyverno injects the pull secret. The secrets are set with `pulumi config set --secret`.
  */
-function stackConfig(icmsUrl: string, openbaoUrl: string) {
+function stackConfig(icmsUrl: string, openbaoUrl: string, charts: string, gatewayCrds: string) {
     return e2eStackConfig({
         cluster: { clusterIdentifier: "e2e", skipAwait: true },
+        charts,
         controlPlane: {
-            observability: { profile: "control", chartsPath: CHARTS },
+            observability: { profile: "control", chartsPath: charts },
             nats: { workerAuth: "nkey" },
             adminIssuerProxy: { enabled: true },
             certManager: { enabled: true, deleteNamespaceOnDestroy: true },
             ingress: {
-                gatewayApi: { install: { enabled: true, crdsManifest: GATEWAY_CRDS, envoyGateway: { version: FIXTURE_VERSION } } },
+                gatewayApi: { install: { enabled: true, crdsManifest: gatewayCrds, envoyGateway: { version: FIXTURE_VERSION } } },
             },
         },
         other: {
-            computePlanes: [gpuPlane(icmsUrl, CHARTS, { addons: ADDON_SWITCHES })],
+            computePlanes: [gpuPlane(icmsUrl, charts, { addons: ADDON_SWITCHES })],
             registry: { pullSecret: { mode: "kyverno" }, kyverno: { install: true, version: FIXTURE_VERSION } },
             openbaoAccess: { address: openbaoUrl },
             // Short, so the failing-gate case below ends quickly; the checks themselves are all on.
@@ -199,7 +199,13 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             tools: tools!,
             kubeconfig,
             stack: STACK,
-            config: stackConfig(fake.icmsUrl, openbao.url),
+            // NVIDIA's fixture charts, with the real Kyverno CRD in its chart, and Gateway API's real experimental-install.yaml.
+            config: stackConfig(
+                fake.icmsUrl,
+                openbao.url,
+                chartsWithUpstreamCrds(tools!.crds, work),
+                gatewayApiInstallFile(tools!.crds, work),
+            ),
             secrets: { ngcApiKey: NGC_KEY, cassandraPassword: CASSANDRA_PASSWORD, kubeconfig },
         }));
         const stored = fs.readFileSync(stackFile(), "utf8");
@@ -256,24 +262,18 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         assert.ok(res.status === 201 || res.status === 409, `POST ${p}: ${res.status} ${res.text.slice(0, 300)}`);
     }
 
-    /** A CRD as the test needs it: any schema, status set with the object (no status subresource). */
-    const crd = (group: string, plural: string, kind: string, scope: "Namespaced" | "Cluster" = "Namespaced", version = "v1") => ({
+    /** The GPU operator's ClusterPolicy CRD, which preflight asks for by name (the GPU operator is no source the suite builds from): any schema. */
+    const crd = (group: string, plural: string, kind: string) => ({
         apiVersion: "apiextensions.k8s.io/v1",
         kind: "CustomResourceDefinition",
-        // The real Gateway API CRDs carry this approval, which a *.k8s.io group needs.
-        metadata: {
-            name: `${plural}.${group}`,
-            ...(group.endsWith(".k8s.io")
-                ? { annotations: { "api-approved.kubernetes.io": "https://github.com/kubernetes-sigs/gateway-api/pull/2466" } }
-                : {}),
-        },
+        metadata: { name: `${plural}.${group}` },
         spec: {
             group,
-            scope,
+            scope: "Cluster",
             names: { plural, kind, singular: kind.toLowerCase(), listKind: `${kind}List` },
             versions: [
                 {
-                    name: version,
+                    name: "v1",
                     served: true,
                     storage: true,
                     schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
@@ -282,20 +282,6 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         },
     });
     const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    const NVCA_CRDS = [
-        ["nvcf.nvidia.io", "nvcfbackends", "NVCFBackend"],
-        ["nvca.nvcf.nvidia.io", "miniservices", "MiniService"],
-        ["nvca.nvcf.nvidia.io", "storagerequests", "StorageRequest"],
-    ] as const;
-
-    async function waitForCrd(name: string): Promise<void> {
-        for (let i = 0; i < 100; i++) {
-            const obj = await kube.get<any>(`${CRDS}/${name}`);
-            if (obj?.status?.conditions?.some((c: any) => c.type === "Established" && c.status === "True")) return;
-            await new Promise((r) => setTimeout(r, 100));
-        }
-        throw new Error(`CRD ${name} not established`);
-    }
 
     /**
      * What the cluster's controllers and NVCA would do during `up` (there is no kubelet, no
@@ -398,12 +384,11 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
                 if (!(await kube.get("/api/v1/namespaces/nvca-operator"))) return;
                 const p = "/apis/nvcf.nvidia.io/v1/namespaces/nvca-operator/nvcfbackends";
                 if (!(await kube.get(`${p}/${GPU}`))) {
-                    await create(p, {
-                        apiVersion: "nvcf.nvidia.io/v1",
-                        kind: "NVCFBackend",
-                        metadata: { name: GPU },
-                        status: { agentStatus: AGENT_STATUS.healthy },
-                    });
+                    // The operator creates it from the cluster DTO (the program reads no spec), then writes its status through /status.
+                    await create(p, { apiVersion: "nvcf.nvidia.io/v1", kind: "NVCFBackend", metadata: { name: GPU }, spec: {} });
+                    const obj = await kube.get<any>(`${p}/${GPU}`);
+                    const res = await kube.request("PUT", `${p}/${GPU}/status`, { ...obj, status: { agentStatus: AGENT_STATUS.healthy } });
+                    assert.equal(res.status, 200, res.text.slice(0, 300));
                 }
                 const pods = "/api/v1/namespaces/nvca-system/pods";
                 if (!(await kube.get(`${pods}/nvca-0`))) {
@@ -433,12 +418,9 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
     });
 
     it("creates the prerequisites preflight asked for", { timeout: 2 * MIN }, async () => {
-        await create(CRDS, crd("nvidia.com", "clusterpolicies", "ClusterPolicy", "Cluster"));
-        // The NVCA operator's CRDs: its chart (here a fixture without them) and the operator create them.
-        for (const [group, plural, kind] of NVCA_CRDS) {
-            await create(CRDS, crd(group, plural, kind));
-            await waitForCrd(`${plural}.${group}`);
-        }
+        await create(CRDS, crd("nvidia.com", "clusterpolicies", "ClusterPolicy"));
+        // The NVCA operator's CRDs, NVIDIA's own: its chart (here a fixture without them) and the operator create them.
+        await installCrds(kube, upstreamCrds(tools!.crds, "nvca"));
         await create("/apis/storage.k8s.io/v1/storageclasses", {
             metadata: { name: "standard", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
             provisioner: "example.com/none",
@@ -689,7 +671,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             const p = `/apis/nvcf.nvidia.io/v1/namespaces/nvca-operator/nvcfbackends/${GPU}`;
             const setHealth = async (agentStatus: AgentStatus) => {
                 const obj = await kube.get<any>(p);
-                const res = await kube.request("PUT", p, { ...obj, status: { agentStatus } });
+                const res = await kube.request("PUT", `${p}/status`, { ...obj, status: { agentStatus } });
                 assert.equal(res.status, 200, res.text.slice(0, 300));
             };
             await setHealth(AGENT_STATUS.unhealthy);
@@ -889,8 +871,8 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         const kyvernoNs = await kube.get<any>("/api/v1/namespaces/kyverno");
         assert.ok(!kyvernoNs || kyvernoNs.metadata.deletionTimestamp, "namespace kyverno gone or terminating");
         // The NVCA teardown, after the operator's uninstall: its CRDs and namespaces are gone.
-        for (const [group, plural] of NVCA_CRDS)
-            assert.equal(await kube.get(`${CRDS}/${plural}.${group}`), undefined, `CRD ${plural}.${group} left`);
+        for (const crd of upstreamCrds(tools!.crds, "nvca"))
+            assert.equal(await kube.get(`${CRDS}/${crd.metadata.name}`), undefined, `CRD ${crd.metadata.name} left`);
         for (const ns of ["nvca-operator", "nvca-system", "nvcf-backend", "nvca-modelcache-init"]) {
             assert.equal(await kube.get(`/api/v1/namespaces/${ns}`), undefined, `namespace ${ns} left`);
         }

@@ -33,7 +33,9 @@ import { Kube, LocalCluster, podAddress } from "./cluster";
 import { BaoCluster } from "./real-openbao";
 import { NatsServer, type NatsClient } from "./real-nats";
 import { OpenBaoKubelet } from "./openbao-kubelet";
+import { JWT_PLUGIN, migration10, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
 import { rollOut } from "../../components/openbao/rollout";
+import { captureJwtBaseline, verifyJwtMounts, type JwtBaseline } from "../../components/openbao/jwt-mounts";
 
 const MIN = 60_000;
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -153,7 +155,7 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
 
     before(async () => {
         work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-real-"));
-        bao = new BaoCluster(tools!.bao, path.join(work, "bao"));
+        bao = new BaoCluster(tools!.bao, path.join(work, "bao"), 3, tools!.jwtPlugin);
         nats = new NatsServer(tools!.natsServer, fs.mkdtempSync(path.join(work, "nats-")), ["A1", "APP", "A3"], 14222, 18222);
         cluster = new LocalCluster(tools!);
         await Promise.all([cluster.boot(), bao.boot(), nats.start()]);
@@ -299,32 +301,9 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
         "grant revocation: migration 10's grant revoked, re-created by an upgrade's migrations, revoked again",
         { timeout: 3 * MIN },
         async () => {
-            const root = async (method: string, p: string, body?: unknown) => {
-                const res = await bao.call((await bao.leader())!, method, p, body, bao.rootToken);
-                assert.ok(res.status >= 200 && res.status < 300, `${method} ${p}: ${res.status} ${res.text}`);
-                return res;
-            };
-            // What migrations 01 and 09 set up: the JWT auth mount, and the nvcf-api JWT secrets mount (here a KV
-            // mount standing in for NVIDIA's vault-plugin-secrets-jwt, which is not built: its roles live under roles/).
-            await root("POST", "sys/auth/jwt", { type: "jwt" });
-            await root("POST", "sys/mounts/services/nvcf-api/jwt", { type: "kv", options: { version: "1" } });
-            // What 10_setup_admin-issuer.sh writes on every run of the migrations Job, with neighbours that must survive.
-            const migration10 = async () => {
-                await root("POST", ADMIN_ISSUER_GRANT_PATHS.authRole, {
-                    role_type: "jwt",
-                    user_claim: "sub",
-                    bound_audiences: ["http://openbao-server.vault-system.svc.cluster.local:8200"],
-                    bound_claims: { "kubernetes.io/namespace": "api-keys" },
-                    policies: ["services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw"],
-                });
-                await root("POST", ADMIN_ISSUER_GRANT_PATHS.policy, {
-                    policy: 'path "services/nvcf-api/jwt/sign/admin-issuer-proxy" { capabilities = ["create", "update", "read"] }',
-                });
-                await root("POST", ADMIN_ISSUER_GRANT_PATHS.secretRole, { client_id: "ncp" });
-            };
-            await migration10();
-            await root("POST", "auth/jwt/role/nvcf-api-account-bootstrap", { role_type: "jwt", user_claim: "sub", bound_audiences: ["x"] });
-            await root("POST", "sys/policies/acl/services-nvcf-api-rw", { policy: 'path "x" { capabilities = ["read"] }' });
+            // Migrations 01 and 09 ran at boot (NVIDIA's JWT plugin mounted at services/nvcf-api/jwt, with its roles);
+            // 10_setup_admin-issuer.sh runs on every run of the migrations Job.
+            await migration10(bao.root);
 
             const provider = new GrantRevocationProvider({ retryDelayMs: 100 });
             await provider.configure({ config: { get: () => undefined, require: () => "" } } as never);
@@ -345,13 +324,18 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
             // The revocation reaches the members through the API server's pod proxy; openbao-server-0 may be a standby (it forwards).
             const { id, outs } = await provider.create(inputs(1));
             assert.deepEqual(outs!.remaining, []);
-            const gone = async (p: string) => (await bao.call((await bao.leader())!, "GET", p, undefined, bao.rootToken)).status === 404;
+            const gone = async (p: string) => (await bao.root("GET", p)).status === 404;
             for (const p of Object.values(ADMIN_ISSUER_GRANT_PATHS)) assert.ok(await gone(p), `${p} revoked`);
-            assert.equal(await gone("auth/jwt/role/nvcf-api-account-bootstrap"), false, "a neighbour role survives");
-            assert.equal(await gone("sys/policies/acl/services-nvcf-api-rw"), false, "a neighbour policy survives");
+            // Migration 09's neighbours on the same mounts stay.
+            for (const p of [
+                "auth/jwt/role/nvcf-api",
+                `${NVCF_API_JWT_MOUNT}/roles/nvcf-api-admin`,
+                "sys/policies/acl/services-nvcf-api-jwt-sign-nvcf-api-rw",
+            ])
+                assert.equal(await gone(p), false, `${p} survives`);
 
             // An upgrade of openbao-server: its post-upgrade migrations Job runs migration 10 again.
-            await migration10();
+            await migration10(bao.root);
             const read = await provider.read(id, outs!);
             assert.deepEqual(read.props!.remaining.sort(), [
                 "auth/jwt/role/admin-issuer-proxy",
@@ -364,6 +348,16 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
             for (const p of Object.values(ADMIN_ISSUER_GRANT_PATHS)) assert.ok(await gone(p), `${p} revoked again`);
         },
     );
+
+    let baseline: JwtBaseline | undefined;
+    it("JWT mounts: NVIDIA's plugin, registered and mounted as the chart does, is the baseline", { timeout: MIN }, async () => {
+        baseline = await captureJwtBaseline(programMembers(), (await bao.leader())!);
+        // Unversioned, as deploy.sh registers it: the binary's SHA-256 is what identifies it.
+        assert.deepEqual(
+            baseline.mounts.map((m) => [m.path, m.pluginVersion, m.runningVersion, m.runningSha256]),
+            [[`${NVCF_API_JWT_MOUNT}/`, "", "", bao.jwtPluginSha256]],
+        );
+    });
 
     it(
         "rollout: a template change replaces the real members one at a time, standbys first, the leader after its step-down",
@@ -411,6 +405,43 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
                 bao.names.map((n) => [n, true]).sort(),
             );
             assert.equal((await checks.openbao(program, probe)).ok, true);
+            // The mounts came back on the binary they ran: the check after a rollout passes.
+            assert.deepEqual(await verifyJwtMounts(members, leader, baseline!), { kept: [`${NVCF_API_JWT_MOUNT}/`], added: [] });
+        },
+    );
+
+    it(
+        "JWT mounts: a mount on a newly registered version passes the check; a binary replaced under an existing mount fails it, named",
+        { timeout: 2 * MIN },
+        async () => {
+            const members = programMembers();
+            // A bridge's catalog entry: the same binary registered under a version, and a mount made on it since.
+            await registerJwtPlugin(bao.root, bao.jwtPluginSha256, "v1.4.1");
+            // `bao secrets enable -plugin-version` sends it in the mount's config; at the top level OpenBao ignores it.
+            const mounted = await bao.root("POST", "sys/mounts/services/new/jwt", {
+                type: JWT_PLUGIN,
+                config: { plugin_version: "v1.4.1" },
+            });
+            assert.equal(mounted.status, 204, mounted.text);
+            // Read from the leader, as the program does: a standby answers from its own copy, which may not have the mount yet.
+            const leader = (await bao.leader())!;
+            const report = await verifyJwtMounts(members, leader, baseline!);
+            assert.deepEqual(report.added, ["services/new/jwt/"]);
+            assert.deepEqual(report.target, { version: "v1.4.1", sha256: bao.jwtPluginSha256 });
+
+            // The unversioned entry now names another binary (a new image's), and the mount reloads onto it.
+            assert.equal((await bao.root("DELETE", "sys/mounts/services/new/jwt")).status, 204);
+            const sha = bao.replaceJwtPluginBinary();
+            await registerJwtPlugin(bao.root, sha);
+            const reload = await bao.root("PUT", "sys/plugins/reload/backend", { mounts: [NVCF_API_JWT_MOUNT] });
+            assert.ok(reload.status === 200 || reload.status === 204, reload.text);
+            await assert.rejects(
+                verifyJwtMounts(members, leader, baseline!),
+                new RegExp(
+                    `mount ${NVCF_API_JWT_MOUNT}/ ran an unversioned plugin \\(SHA-256 ${bao.jwtPluginSha256.slice(0, 12)}\\) and now runs ` +
+                        `an unversioned plugin \\(SHA-256 ${sha.slice(0, 12)}\\); existing mounts keep their plugin`,
+                ),
+            );
         },
     );
 

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
 import { stopProcess, stopWithThisProcess } from "./cluster";
+import { firstMigrations, JWT_PLUGIN, registerJwtPlugin, type BaoCall } from "./openbao-migrations";
 
 /**
  * A real OpenBao Raft cluster of `bao server` processes on loopback, one address a member
@@ -10,19 +12,26 @@ import { stopProcess, stopWithThisProcess } from "./cluster";
  * (deploy/helm/openbao/helm/scripts/deploy.sh): the first member initialised with one unseal
  * key and unsealed, the others joined to it over Raft and unsealed with the same key. A member
  * stopped and started again comes back sealed, as a replaced pod does, until `unseal` runs.
+ * With NVIDIA's JWT secrets plugin, the members' plugin directory holds it, as the chart's image
+ * does, and `boot` registers and mounts it as the chart's post-install and migrations do.
  */
 export class BaoCluster {
     readonly names: string[];
     rootToken = "";
     unsealKey = "";
+    /** The plugin binary's SHA-256, as registered. */
+    jwtPluginSha256 = "";
     private readonly procs = new Map<string, ChildProcess>();
+    private readonly pluginDir: string;
 
     constructor(
         private readonly bin: string,
         private readonly dir: string,
         members = 3,
+        private readonly jwtPlugin?: string,
     ) {
         this.names = Array.from({ length: members }, (_, i) => `openbao-server-${i}`);
+        this.pluginDir = path.join(dir, "plugins");
     }
 
     /** A member's loopback address (what its pod's port 8200 stands for). */
@@ -36,6 +45,12 @@ export class BaoCluster {
 
     /** Starts every member, initialises the first, joins and unseals the rest; resolves once Raft has every voter. */
     async boot(): Promise<void> {
+        if (this.jwtPlugin) {
+            fs.mkdirSync(this.pluginDir, { recursive: true });
+            fs.copyFileSync(this.jwtPlugin, path.join(this.pluginDir, JWT_PLUGIN));
+            fs.chmodSync(path.join(this.pluginDir, JWT_PLUGIN), 0o755);
+            this.jwtPluginSha256 = createHash("sha256").update(fs.readFileSync(this.jwtPlugin)).digest("hex");
+        }
         for (const n of this.names) this.startProcess(n);
         const first = this.names[0];
         await this.until(first, async () => (await this.call(first, "GET", "sys/seal-status")).status === 200);
@@ -56,7 +71,31 @@ export class BaoCluster {
             const servers: { voter?: boolean }[] = res.body?.data?.config?.servers ?? [];
             return servers.length === this.names.length && servers.every((s) => s.voter);
         });
+        if (this.jwtPlugin) {
+            await registerJwtPlugin(this.root, this.jwtPluginSha256);
+            await firstMigrations(this.root);
+        }
     }
+
+    /**
+     * Puts another binary of the plugin where the members look for it (a new image's: the same
+     * program with other bytes at its end); returns its SHA-256. Renamed into place, as the
+     * running plugin processes keep the old file open.
+     */
+    replaceJwtPluginBinary(): string {
+        const target = path.join(this.pluginDir, JWT_PLUGIN);
+        const bytes = Buffer.concat([fs.readFileSync(target), Buffer.from(`\nrebuilt ${Date.now()}\n`)]);
+        fs.writeFileSync(`${target}.new`, bytes, { mode: 0o755 });
+        fs.renameSync(`${target}.new`, target);
+        return createHash("sha256").update(bytes).digest("hex");
+    }
+
+    /** One call with the root token to the member that leads now (writes go there; a standby would forward them). */
+    readonly root: BaoCall = async (method, apiPath, body) => {
+        const leader = await this.leader();
+        if (!leader) throw new Error("no OpenBao member leads");
+        return this.call(leader, method, apiPath, body, this.rootToken);
+    };
 
     /** Unseals a member with the cluster's key and waits until it says so. */
     async unseal(name: string): Promise<void> {
@@ -139,6 +178,7 @@ export class BaoCluster {
                 `api_addr      = "http://${host}:8200"`,
                 `cluster_addr  = "https://${host}:8201"`,
                 `disable_mlock = true`,
+                ...(this.jwtPlugin ? [`plugin_directory = "${this.pluginDir}"`] : []),
                 `ui            = false`,
                 "",
             ].join("\n"),
