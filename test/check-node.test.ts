@@ -5,6 +5,7 @@
 import * as assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 
@@ -67,4 +68,38 @@ describe("the Node.js version check", () => {
         assert.equal(res.stdout, "");
         assert.equal(res.stderr, `${check.nodeVersionProblem(old!.version, 22)}\n`);
     });
+
+    it("npm itself refuses an engine mismatch first (.npmrc engine-strict), before any download", () => {
+        assert.match(fs.readFileSync(path.join(ROOT, ".npmrc"), "utf8"), /^engine-strict=true$/m);
+    });
+
+    it(
+        "npm ci on a real older Node.js stops at once and leaves no node_modules",
+        { skip: old ? false : "no Node.js older than 22 on this machine" },
+        () => {
+            const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-old-node-"));
+            try {
+                for (const f of ["package.json", "package-lock.json", ".npmrc"]) fs.copyFileSync(path.join(ROOT, f), path.join(dir, f));
+                fs.mkdirSync(path.join(dir, "policies"));
+                fs.copyFileSync(path.join(ROOT, "policies", "package.json"), path.join(dir, "policies", "package.json"));
+                const bin = path.dirname(old!.bin);
+                const res = spawnSync(path.join(bin, "npm"), ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], {
+                    cwd: dir,
+                    encoding: "utf8",
+                    timeout: 60_000,
+                    env: {
+                        ...process.env,
+                        PATH: `${bin}${path.delimiter}/usr/bin${path.delimiter}/bin`,
+                        npm_config_cache: path.join(dir, "cache"),
+                    },
+                });
+                assert.notEqual(res.status, 0);
+                assert.match(res.stderr, /Not compatible with your version of node\/npm: nvcf-self-managed@/);
+                assert.match(res.stderr, /Required: \{"node":">=22"\}/);
+                assert.equal(fs.existsSync(path.join(dir, "node_modules")), false, "nothing was installed");
+            } finally {
+                fs.rmSync(dir, { recursive: true, force: true });
+            }
+        },
+    );
 });

@@ -69,9 +69,16 @@ function withoutNpmWarnings(stderr: string): string {
 
 // No end-to-end tools anywhere: an empty cache directory and no E2E_* variables.
 const unsetE2eTools =
-    "unset E2E_ETCD E2E_KUBE_APISERVER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS E2E_HELM NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
-const e2eWithoutTools = (commandLine: string) =>
-    inBackground(() => inTempDir("nvcf-e2e-cache-", (cache) => sh(`${unsetE2eTools}${commandLine}`, { NVCF_E2E_CACHE: cache })));
+    "unset E2E_ETCD E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS " +
+    "E2E_HELM E2E_BAO E2E_NATS_SERVER E2E_VAULT_PLUGIN_SECRETS_JWT E2E_CRDS NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
+/** `envSh`: the cache's env.sh, as build-tools.sh would have left it. */
+const e2eWithoutTools = (commandLine: string, envSh?: string) =>
+    inBackground(() =>
+        inTempDir("nvcf-e2e-cache-", (cache) => {
+            if (envSh !== undefined) fs.writeFileSync(path.join(cache, "env.sh"), envSh);
+            return sh(`${unsetE2eTools}${commandLine}`, { NVCF_E2E_CACHE: cache });
+        }),
+    );
 
 // The real commands run once each (one run of a script is enough to prove it), started in the
 // order their tests come, as this file loads; each test awaits its run.
@@ -228,6 +235,52 @@ describe("the command lines", () => {
         });
     });
 
+    describe("the suites' and tools' commands answer --help with their usage, and run nothing", () => {
+        const scripts = ["test:e2e", "test:parity", "chart-reads", "bench:e2e", "record:openbao"] as const;
+        // One shell for all five (each a tsx start): each prints its usage between markers.
+        const helps = inBackground(() =>
+            sh(scripts.map((s) => `echo "<<${s}>>"; npm run --silent ${s} -- --help; echo "<<exit $?>>"`).join("; ")),
+        );
+        for (const script of scripts) {
+            it(script, async () => {
+                const { stdout } = await helps;
+                const part = new RegExp(`<<${script}>>\\n([\\s\\S]*?)<<exit (\\d+)>>`).exec(stdout);
+                assert.ok(part, stdout);
+                assert.equal(part[2], "0");
+                assert.match(part[1], new RegExp(`^usage: npm run (--silent )?${script}\\b`));
+                assert.match(part[1], /\nExit: 0 /);
+            });
+        }
+        it("every npm script that runs a command of this repository is one of those with --help", () => {
+            const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+            const commands = Object.entries(pkg.scripts)
+                .filter(([, line]) => /scripts\/[\w/-]+\.ts\b/.test(line))
+                .map(([name]) => name)
+                .sort();
+            const withHelp = [...scripts, "render", "plan-diff", "bench", "bench:test", "status", "upgrade", "recover"].sort();
+            assert.deepEqual(commands, withHelp);
+        });
+    });
+
+    describe("the commands that run pulumi, without the Pulumi CLI on PATH", () => {
+        // Only Node.js and the system's own directories: no pulumi.
+        const noCli = { PATH: `${path.dirname(process.execPath)}${path.delimiter}/usr/bin${path.delimiter}/bin` };
+        const upgrade = inBackground(() => sh("npm run --silent upgrade -- --stack dev --plan", noCli));
+        const recover = inBackground(() => sh("npm run --silent recover -- --stack dev --dry-run", noCli));
+        for (const [name, run, said] of [
+            ["upgrade", upgrade, "upgrade: the stack dev could not be selected: "],
+            ["recover", recover, "recover: cannot use the Pulumi project in "],
+        ] as const) {
+            it(`${name} says the CLI is missing and how to install it`, async () => {
+                const res = await run;
+                assert.equal(res.code, 2, res.stderr);
+                assert.ok(res.stderr.startsWith(said), res.stderr);
+                assert.match(res.stderr, /the Pulumi CLI was not found on PATH: install it \(curl -fsSL https:\/\/get\.pulumi\.com \| sh/);
+                assert.doesNotMatch(res.stderr, /code: -2/);
+            });
+        }
+    });
+
     describe("npm run test:e2e without its tools", () => {
         const e2eMissing = e2eWithoutTools("npm run --silent test:e2e");
         it("fails, naming what is missing and how to build it", async () => {
@@ -236,10 +289,32 @@ describe("the command lines", () => {
             assert.equal(res.stdout, "");
             assert.match(
                 res.stderr,
-                /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, kubeControllerManager, pulumi, kubernetesProvider, languageHost, helm, bao, natsServer /,
+                /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, kubeControllerManager, pulumi, kubernetesProvider, languageHost, helm, bao, natsServer, jwtPlugin, crds /,
             );
             assert.match(res.stderr, /scripts\/e2e\/build-tools\.sh/);
-            assert.match(res.stderr, /bao needs OPENBAO_SOURCE, see the script/);
+            assert.match(res.stderr, /bao needs OPENBAO_SOURCE, see the script; jwtPlugin and crds need NVCF_SOURCE, see the script/);
+        });
+
+        const noneBuilt = e2eWithoutTools("node --import tsx scripts/e2e/run.ts --check");
+        it("CI's check skips the suite only when no tool was built here", async () => {
+            assert.equal((await noneBuilt).code, 1);
+        });
+
+        // Some tools built (here: etcd, as build-tools.sh records it), bao and the rest not.
+        const partlyBuilt = `export E2E_ETCD='${process.execPath}'\n`;
+        const partCheck = e2eWithoutTools("node --import tsx scripts/e2e/run.ts --check", partlyBuilt);
+        const partRun = e2eWithoutTools("npm run --silent test:e2e", partlyBuilt);
+        it("with some tools built, CI's check runs the suite, which fails naming each missing tool", async () => {
+            const check = await partCheck;
+            assert.equal(check.code, 0, check.stderr);
+            assert.match(check.stderr, /the suite runs and fails naming them/);
+            const run = await partRun;
+            assert.equal(run.code, 1);
+            assert.match(
+                run.stderr,
+                /^end-to-end suite: cannot run: missing bin, kubeApiserver, kubeControllerManager, [^(]*bao, natsServer/,
+            );
+            assert.doesNotMatch(run.stderr.split("(")[0], /etcd/);
         });
 
         const e2eSkipped = e2eWithoutTools("NVCF_E2E_SKIP_MISSING=1 npm run --silent test:e2e");

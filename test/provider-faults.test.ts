@@ -5,7 +5,7 @@ import { after, before, beforeEach, describe, test } from "node:test";
 import { ClusterRegistrationProvider } from "../components/providers/cluster-registration";
 import { GrantRevocationInputs, GrantRevocationProvider } from "../components/providers/grant-revocation";
 import { httpRequest, retryAfterMs } from "../components/providers/http";
-import { apiServer } from "../components/providers/kube-access";
+import { apiServer, noDefaultKubeconfig } from "../components/providers/kube-access";
 
 // The dynamic providers fail closed: injected faults of a scripted server, each ending in a
 // message that names the endpoint, what it answered and what to do, and never a secret.
@@ -296,5 +296,36 @@ describe("the cluster registration fails closed", () => {
                 return true;
             },
         );
+    });
+});
+
+describe("a cluster reached with the default kubeconfig, when there is none", () => {
+    const exists = (files: string[]) => (f: string) => files.includes(f);
+    test("KUBECONFIG unset and no ~/.kube/config: says so, with the ways to give one", () => {
+        assert.equal(
+            noDefaultKubeconfig({}, "/home/u", exists([])),
+            "no kubeconfig: KUBECONFIG is not set and /home/u/.kube/config does not exist; give one with --kubeconfig <file>, set KUBECONFIG, or create /home/u/.kube/config",
+        );
+        assert.equal(noDefaultKubeconfig({}, "/home/u", exists(["/home/u/.kube/config"])), undefined);
+    });
+    test("KUBECONFIG naming only missing files: names them; one present is enough; in a pod, the service account", () => {
+        assert.match(
+            noDefaultKubeconfig({ KUBECONFIG: "/a:/b" }, "/home/u", exists([]))!,
+            /KUBECONFIG names \/a, \/b, and no such file exists/,
+        );
+        assert.equal(noDefaultKubeconfig({ KUBECONFIG: "/a:/b" }, "/home/u", exists(["/b"])), undefined);
+        assert.equal(noDefaultKubeconfig({ KUBERNETES_SERVICE_HOST: "10.0.0.1" }, "/home/u", exists([])), undefined);
+    });
+    test("apiServer refuses before the client falls back to http://localhost:8080", async () => {
+        const saved = { KUBECONFIG: process.env.KUBECONFIG, KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST };
+        process.env.KUBECONFIG = "/nonexistent/kubeconfig";
+        delete process.env.KUBERNETES_SERVICE_HOST;
+        try {
+            await assert.rejects(apiServer({}), /^Error: no kubeconfig: KUBECONFIG names \/nonexistent\/kubeconfig/);
+        } finally {
+            for (const [k, v] of Object.entries(saved))
+                if (v === undefined) delete process.env[k];
+                else process.env[k] = v;
+        }
     });
 });

@@ -1,3 +1,6 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import type { TlsOptions } from "./http";
 
 /** How to reach a cluster's API server: kubeconfig contents (or the default one) and a context. */
@@ -31,7 +34,11 @@ export async function apiServer(access: KubeAccess): Promise<ApiServer> {
             // eslint-disable-next-line preserve-caught-error
             throw new Error(kubeconfigError(access.source ?? "the kubeconfig", err));
         }
-    } else kc.loadFromDefault();
+    } else {
+        const missing = noDefaultKubeconfig(process.env, os.homedir(), fs.existsSync);
+        if (missing) throw new Error(missing);
+        kc.loadFromDefault();
+    }
     if (access.context) {
         if (!kc.getContextObject(access.context)) {
             throw new Error(`the kubeconfig has no context ${access.context}`);
@@ -71,4 +78,23 @@ export function kubeconfigError(source: string, err: unknown): string {
         return `${source} is not valid YAML (line ${mark.line + 1}, column ${mark.column + 1}${why}); fix it and set it again`;
     }
     return `${source} could not be loaded as a kubeconfig (${err instanceof Error ? err.name : typeof err}); check it with kubectl --kubeconfig <file> config view`;
+}
+
+/**
+ * Why there is no default kubeconfig, or undefined when there is one (or the process runs in a
+ * pod, whose service account the client uses). Without this the client falls back to
+ * http://localhost:8080 and fails with a TLS message that names nothing the user did.
+ */
+export function noDefaultKubeconfig(env: NodeJS.ProcessEnv, home: string, exists: (file: string) => boolean): string | undefined {
+    if (env.KUBERNETES_SERVICE_HOST) return undefined;
+    const listed = (env.KUBECONFIG ?? "").split(path.delimiter).filter(Boolean);
+    if (listed.length > 0) {
+        return listed.some(exists)
+            ? undefined
+            : `no kubeconfig: KUBECONFIG names ${listed.join(", ")}, and no such file exists; give one with --kubeconfig <file> or fix KUBECONFIG`;
+    }
+    const file = path.join(home, ".kube", "config");
+    return exists(file)
+        ? undefined
+        : `no kubeconfig: KUBECONFIG is not set and ${file} does not exist; give one with --kubeconfig <file>, set KUBECONFIG, or create ${file}`;
 }

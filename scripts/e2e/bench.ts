@@ -9,6 +9,18 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { TSX_NODE_ARGS } from "../lib/repo";
+import { wantsHelp } from "../lib/cli";
+
+if (wantsHelp(process.argv.slice(2))) {
+    process.stdout.write(
+        "usage: npm run bench:e2e\n\n" +
+            "Runs the end-to-end file test/e2e/e2e.test.ts once (the tools of scripts/e2e/build-tools.sh) and prints,\n" +
+            "from that run, the pulumi up wall time of the full stack, the install time of the longest dependency\n" +
+            "chain, their ratio, and the no-change preview time.\n" +
+            "Exit: 0 measured, 1 the run failed or was skipped.\n",
+    );
+    process.exit(0);
+}
 
 const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-bench-e2e-")), "bench.json");
 const repo = path.resolve(__dirname, "..", "..");

@@ -32,7 +32,8 @@ export interface Tools {
     readonly crds: string;
 }
 
-export function findTools(): { tools?: Tools; missing: string } {
+/** `present`: some tool was found, so the tools were (partly) built here: a missing one is a failure, not a skip. */
+export function findTools(): { tools?: Tools; missing: string; present: boolean } {
     const fromFile: Record<string, string> = {};
     const envFile = path.join(process.env.NVCF_E2E_CACHE ?? path.join(os.homedir(), ".cache", "nvcf-e2e"), "env.sh");
     if (fs.existsSync(envFile)) {
@@ -59,6 +60,7 @@ export function findTools(): { tools?: Tools; missing: string } {
         ? (["bin", "pulumi", "kubernetesProvider", "languageHost", "helm"] as const)
         : (Object.keys(wanted) as (keyof Tools)[]);
     const missing = needed.filter((k) => !wanted[k] || !fs.existsSync(wanted[k]!));
+    const present = needed.some((k) => wanted[k] && fs.existsSync(wanted[k]!));
     if (missing.length > 0) {
         const hint = [
             ...(missing.includes("languageHost") ? ["the language host needs PULUMI_SOURCE"] : []),
@@ -67,7 +69,7 @@ export function findTools(): { tools?: Tools; missing: string } {
         ]
             .map((h) => `; ${h}, see the script`)
             .join("");
-        return { missing: `missing ${missing.join(", ")} (looked in the environment and ${envFile}${hint})` };
+        return { missing: `missing ${missing.join(", ")} (looked in the environment and ${envFile}${hint})`, present };
     }
-    return { tools: wanted as Tools, missing: "" };
+    return { tools: wanted as Tools, missing: "", present };
 }

@@ -18,6 +18,7 @@ import { parse } from "yaml";
 import { templateReads, type Read } from "../lib/template-reads";
 import { CHART_SOURCES, type ChartReads, type ChartReadsFile, type ChartSource } from "./chart-sources";
 import { PINNED_BUNDLE } from "./tools";
+import { wantsHelp } from "../lib/cli";
 
 const FILE = path.resolve(__dirname, "..", "..", "test", "fixtures", "chart-reads.json");
 
@@ -124,7 +125,20 @@ function build(git: string): ChartReadsFile {
     }
 }
 
+const HELP = `usage: npm run --silent chart-reads [-- --write]      (with NVCF_BUNDLE=<git dir of NVIDIA/nvcf>)
+
+Reads, from the charts' sources in NVIDIA/nvcf at the pinned versions, the value paths each
+control-plane chart reads and the environment keys the bundle reads, and compares them with
+test/fixtures/chart-reads.json.
+  --write                    rewrite the file instead (review the diff)
+Exit: 0 the file matches (or was written), 1 it differs, 2 NVCF_BUNDLE is not set or missing.
+`;
+
 function main(argv: readonly string[]): number {
+    if (wantsHelp(argv)) {
+        process.stdout.write(HELP);
+        return 0;
+    }
     const git = process.env.NVCF_BUNDLE;
     if (!git || !fs.existsSync(git)) {
         console.error("chart-reads: set NVCF_BUNDLE to a git directory of NVIDIA/nvcf");

@@ -9,11 +9,26 @@ import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { findParityTools } from "./tools";
 import { TSX_NODE_ARGS } from "../lib/repo";
+import { wantsHelp } from "../lib/cli";
 
 const HOW =
     "build the tools once with scripts/parity/build-tools.sh (about 30 min cold) and set NVCF_BUNDLE to a checkout or git directory of NVIDIA/nvcf; see docs/testing.md";
 
+const HELP = `usage: npm run test:parity [-- --check]
+
+Runs the parity test (test/parity/): NVIDIA's bundle rendered by the real Helmfile against the
+program's values, for the same environments. Needs helm and helmfile (scripts/parity/build-tools.sh)
+and a checkout or git directory of NVIDIA/nvcf in NVCF_BUNDLE (NVCF_BUNDLE_REF: another commit).
+  --check                    exit 0 when the tools and the checkout are there, else 1
+Environment: NVCF_PARITY_SKIP_MISSING=1 skips (exit 0) instead of failing without them.
+Exit: 0 passed (or skipped as asked), 1 a test failed or something is missing.
+`;
+
 function main(argv: readonly string[]): number {
+    if (wantsHelp(argv)) {
+        process.stdout.write(HELP);
+        return 0;
+    }
     const { tools, missing } = findParityTools();
     if (argv.includes("--check")) {
         if (!tools) console.error(`parity test: ${missing}`);

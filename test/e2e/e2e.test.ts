@@ -3,8 +3,10 @@
  * its Pulumi.yaml and a stack file, set up with `pulumi config set` as the README says; the CLI
  * runs index.ts through the Node.js language host, with the real pulumi-resource-kubernetes
  * provider and Helm inside it, against a real kube-apiserver on etcd (or any cluster given by
- * E2E_KUBECONFIG). Faked: ICMS/API Keys (test/support/fake-icms.ts), OpenBao
- * (test/support/fake-openbao.ts), and NVIDIA's charts (test/e2e/charts/, one fixture per chart,
+ * E2E_KUBECONFIG). OpenBao is a real `bao server` 2.5.5 with NVIDIA's JWT plugin, set up as the
+ * chart's scripts do (test/e2e/real-openbao.ts), reached at the address the stack names; NVCA's,
+ * Gateway API's and Kyverno's CRDs are the real ones (test/e2e/upstream-crds.ts). Faked: ICMS/API
+ * Keys (test/support/fake-icms.ts) and NVIDIA's charts (test/e2e/charts/, one fixture per chart,
  * recording the values each release received).
  *
  * Tools: scripts/e2e/build-tools.sh. Run: npm run test:e2e.
@@ -20,7 +22,9 @@ import { addonDependencies, ADDONS } from "../../components/compute-plane/addons
 import { CATALOG } from "../../components/control-plane/catalog";
 import { releaseDependencies } from "../../components/control-plane/ordering";
 import { FakeControlPlane } from "../support/fake-icms";
-import { FakeOpenBao } from "../support/fake-openbao";
+import { BaoCluster } from "./real-openbao";
+import { migration10, NVCF_API_JWT_MOUNT } from "./openbao-migrations";
+import { ADMIN_ISSUER_GRANT_PATHS } from "../../components/contracts/openbao";
 import { finalizingNamespaces, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
 import { PulumiCli, userCheckout, type TimedEvent } from "./pulumi-cli";
 import { CONTROLLER_NS, e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
@@ -145,7 +149,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
     let kubeconfig = "";
     let kube: Kube;
     const fake = new FakeControlPlane();
-    const openbao = new FakeOpenBao();
+    let openbao: BaoCluster;
     let work = "";
     let project = "";
     let cli: PulumiCli;
@@ -190,7 +194,9 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         kube = new Kube(kubeconfig);
         // Nothing is created by hand: the stack owns the Envoy Gateway namespace with ingress.gatewayApi.install.
         await fake.start();
-        await openbao.start();
+        // One member is enough here: the stack reaches OpenBao at an address (openbaoAccess), not through its pods.
+        openbao = new BaoCluster(tools!.bao, path.join(work, "bao"), 1, tools!.jwtPlugin);
+        await openbao.boot();
 
         // The README's set-up, command for command.
         ({ project, cli } = await userCheckout({
@@ -202,7 +208,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             // NVIDIA's fixture charts, with the real Kyverno CRD in its chart, and Gateway API's real experimental-install.yaml.
             config: stackConfig(
                 fake.icmsUrl,
-                openbao.url,
+                openbao.url(openbao.names[0]),
                 chartsWithUpstreamCrds(tools!.crds, work),
                 gatewayApiInstallFile(tools!.crds, work),
             ),
@@ -234,7 +240,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         } finally {
             if (process.env.E2E_LOG && cli) fs.writeFileSync(process.env.E2E_LOG, cli.log.join("\n\n"));
             await fake.stop().catch(() => undefined);
-            await openbao.stop().catch(() => undefined);
+            await openbao?.stop().catch(() => undefined);
             await cluster?.stop();
             if (process.env.E2E_KEEP !== "1") {
                 cluster?.removeDir();
@@ -744,10 +750,8 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         "switches NATS to token mode and the admin issuer proxy off: the proxy goes, its OpenBao grant is revoked",
         { timeout: 10 * MIN },
         async () => {
-            // What migration 10_setup_admin-issuer.sh leaves in OpenBao, next to objects that must stay.
-            openbao.store.get("auth/jwt/role")!.add("admin-issuer-proxy").add("nvcf-api-account-bootstrap");
-            openbao.store.get("sys/policies/acl")!.add("services-admin-issuer-proxy-jwt-sign-admin-issuer-proxy-rw");
-            openbao.store.get("services/nvcf-api/jwt/roles")!.add("admin-issuer-proxy").add("nvcf-api-admin");
+            // What migration 10_setup_admin-issuer.sh leaves in OpenBao, next to migration 09's objects that must stay.
+            await migration10(openbao.root);
             editStackFile((config) => {
                 const cp = config["nvcf-self-managed:controlPlane"];
                 cp.nats = { workerAuth: "token" };
@@ -770,19 +774,10 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             // No value skips migration 10: the chart reads none; the revocation follows the release instead.
             assert.equal((await values("vault-system", "openbao-server")).openbao.migrations.adminIssuerProxy, undefined);
 
-            const left = [...openbao.store.entries()].flatMap(([mount, set]) => [...set].map((n) => `${mount}/${n}`));
-            assert.deepEqual(
-                left.filter((o) => o.includes("admin-issuer-proxy")),
-                [],
-                "the grant is revoked",
-            );
-            assert.ok(
-                left.includes("auth/jwt/role/nvcf-api-account-bootstrap") && left.includes("services/nvcf-api/jwt/roles/nvcf-api-admin"),
-            );
-            assert.ok(
-                openbao.requests.some((r) => r.method === "DELETE" && r.token === openbao.rootToken),
-                "the engine's dynamic provider called OpenBao",
-            );
+            const status = async (p: string) => (await openbao.root("GET", p)).status;
+            for (const p of Object.values(ADMIN_ISSUER_GRANT_PATHS)) assert.equal(await status(p), 404, `${p} revoked`);
+            for (const p of ["auth/jwt/role/nvcf-api", `${NVCF_API_JWT_MOUNT}/roles/nvcf-api-admin`])
+                assert.equal(await status(p), 200, `${p} kept`);
         },
     );
 

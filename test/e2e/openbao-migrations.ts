@@ -4,11 +4,11 @@
  * fadc0f81): deploy/helm/openbao/helm/scripts/deploy.sh registers the JWT secrets plugin;
  * migrations/openbao/migrations/01, 09 and 10 (with utils/functions.sh) mount and fill it.
  */
-import { ADMIN_ISSUER_GRANT_PATHS } from "../../components/contracts/openbao";
+import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN } from "../../components/contracts/openbao";
 
 export type BaoCall = (method: string, apiPath: string, body?: unknown) => Promise<{ status: number; body: any; text: string }>;
 
-export const JWT_PLUGIN = "vault-plugin-secrets-jwt";
+export { JWT_PLUGIN };
 export const NVCF_API_JWT_MOUNT = "services/nvcf-api/jwt";
 /** The audience generate_jwt_auth_role binds by default: the server's in-cluster URL. */
 const OPENBAO_INTERNAL_URL = "http://openbao-server.vault-system.svc.cluster.local:8200";
@@ -57,9 +57,14 @@ function authRole(serviceAccount: string, namespace: string, policies: string[])
 const aclPolicy = (path: string, capabilities: string[]) =>
     `path "${path}" {\n  capabilities = [${capabilities.map((c) => `"${c}"`).join(", ")}]\n}`;
 
+/** utils/functions.sh enable_auth_mount for a JWT auth method at `mountPath`. */
+export async function enableJwtAuth(call: BaoCall, mountPath = "jwt"): Promise<void> {
+    await ok(call, "POST", `sys/auth/${mountPath}`, { type: "jwt" });
+}
+
 /** Migration 01 (the JWT auth mount) and the nvcf-api part of 09: its JWT secrets mount, config, roles and policy. */
 export async function firstMigrations(call: BaoCall): Promise<void> {
-    await ok(call, "POST", "sys/auth/jwt", { type: "jwt" });
+    await enableJwtAuth(call);
     await ok(call, "POST", `sys/mounts/${NVCF_API_JWT_MOUNT}`, { type: JWT_PLUGIN });
     // generate_jwt_secret_mount_config's defaults.
     await ok(call, "PUT", `${NVCF_API_JWT_MOUNT}/config`, {

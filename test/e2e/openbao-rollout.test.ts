@@ -2,21 +2,22 @@
  * OpenBao's member-by-member rollout through the real engine: the `pulumi` CLI on the committed
  * Pulumi.yaml, the real kubernetes provider (Helm inside it), a real kube-apiserver on etcd and
  * the real StatefulSet controller (kube-controller-manager with only that controller). The
- * openbao-server fixture chart renders an `OnDelete` StatefulSet of three members; the test plays
- * the kubelet (each new pod Running and Ready at this machine's address) and OpenBao itself
- * (test/support/fake-openbao-members.ts, behind the API server's real pod proxy).
+ * openbao-server fixture chart renders an `OnDelete` StatefulSet of three members; behind them
+ * run three real `bao server` 2.5.5 processes in one Raft cluster, with NVIDIA's JWT plugin
+ * mounted (test/e2e/openbao-pods.ts): the test plays the kubelet (each new pod Running and Ready
+ * at this machine's address, a replaced pod its member's process restarted, sealed) and the
+ * auto-unseal sidecar, and the API server's real pod proxy reaches the members.
  *
  * Tools: scripts/e2e/build-tools.sh (kube-controller-manager included). Run: npm run test:e2e.
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
-import type * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { FakeOpenBaoMembers, jwtMount, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
 import { findTools, Kube, LocalCluster, podAddress } from "./cluster";
-import { OpenBaoKubelet } from "./openbao-kubelet";
+import { JWT_PLUGIN, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
+import { OpenBaoPods, RUNBOOK_EVENTS } from "./openbao-pods";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig } from "./stack-config";
 
@@ -36,20 +37,21 @@ const skip =
         : !tools
           ? `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`
           : process.env.E2E_KUBECONFIG
-            ? "the rollout test needs its own API server (the fake OpenBao answers its pod proxy)"
+            ? "the rollout test needs its own API server (the OpenBao members answer its pod proxy)"
             : !podIp
               ? "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)"
               : false;
 
 /** A small control plane: the releases the bundle always installs, OpenBao's StatefulSet on, no checks (the rollout checks). */
-function stackConfig() {
+function stackConfig(rootToken: string) {
     return e2eStackConfig({
         cluster: { clusterIdentifier: "e2e-rollout", skipAwait: true },
         controlPlane: { observability: { profile: "disabled" }, certManager: { enabled: false } },
         other: {
-            releases: { "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: "root-token" } } },
+            releases: { "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: rootToken } } },
             checks: { preflight: { enabled: false }, healthGate: { enabled: false } },
-            openbaoRollout: { memberTimeoutSeconds: 10, pollSeconds: 1 },
+            // A replaced real member takes up to the grace period (10 s, then SIGKILL) to stop, then starts and unseals.
+            openbaoRollout: { memberTimeoutSeconds: 30, pollSeconds: 1 },
         },
     });
 }
@@ -59,14 +61,9 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     let kube: Kube;
     let cli: PulumiCli;
     let work = "";
-    let baoServer: http.Server | undefined;
-    const bao = new FakeOpenBaoMembers(MEMBERS);
-    let kubelet: OpenBaoKubelet;
-    const kubeletErrors: string[] = [];
-    let kubeletLoop: Promise<void> | undefined;
-    let running = true;
+    let pods: OpenBaoPods;
 
-    const uids = () => kubelet.uids();
+    const uids = () => pods.kubelet.uids();
 
     async function statefulSet(): Promise<any> {
         return kube.get(`/apis/apps/v1/namespaces/${NS}/statefulsets/openbao-server`);
@@ -108,16 +105,10 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         await cluster.boot();
         cluster.startControllerManager(tools!.kubeControllerManager, ["statefulset-controller"]);
         kube = new Kube(cluster.kubeconfig);
-        baoServer = await listenBehindPodProxy(bao, podIp!, 8200);
         // The Envoy Gateway controller's namespace is a prerequisite the stack never creates.
         await kube.request("POST", "/api/v1/namespaces", { metadata: { name: "envoy-gateway-system" } });
-        kubelet = new OpenBaoKubelet(kube, bao, NS, podIp!);
-        kubeletLoop = (async () => {
-            while (running) {
-                await kubelet.tick().catch((err) => kubeletErrors.push(String(err)));
-                await new Promise((r) => setTimeout(r, 100));
-            }
-        })();
+        pods = new OpenBaoPods(tools!, work, kube, NS, podIp!);
+        await pods.start();
 
         ({ cli } = await userCheckout({
             repo: REPO,
@@ -125,16 +116,14 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             tools: tools!,
             kubeconfig: cluster.kubeconfig,
             stack: STACK,
-            config: stackConfig(),
+            config: stackConfig(pods.bao.rootToken),
             secrets: { ngcApiKey: "e2e-ngc-key", cassandraPassword: "e2e-cassandra-password-0123456789", kubeconfig: cluster.kubeconfig },
         }));
     });
 
     after(async () => {
-        running = false;
-        await kubeletLoop;
         if (process.env.E2E_LOG && cli) fs.writeFileSync(process.env.E2E_LOG, cli.log.join("\n\n"));
-        await new Promise((r) => (baoServer ? baoServer.close(r) : r(undefined)));
+        await pods?.stop();
         await cluster?.stop();
         // The cluster is this test's own: nothing to destroy on it, it goes with its directory.
         if (process.env.E2E_KEEP !== "1") {
@@ -145,10 +134,10 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
 
     it("installs OpenBao's three members; creating the rollout replaces none", { timeout: 10 * MIN }, async () => {
         const res = await cli.run(["up", "--yes", "--skip-preview"]);
-        await waitFor("three Ready members", () => Promise.resolve(MEMBERS.every((m) => kubelet.seen.has(m))));
-        assert.deepEqual(kubeletErrors, []);
+        await waitFor("three Ready members", () => Promise.resolve(MEMBERS.every((m) => pods.kubelet.seen.has(m))));
+        assert.deepEqual(pods.errors, []);
         assert.equal((await statefulSet()).spec.updateStrategy.type, "OnDelete");
-        assert.deepEqual(kubelet.replacements, []);
+        assert.deepEqual(pods.kubelet.replacements, []);
         const state = await rolloutState();
         assert.deepEqual(state.replaced, []);
         assert.match(res.stdout + res.stderr, /openbao-server rollout: nothing to replace/);
@@ -173,29 +162,34 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             const revision = await allOnUpdateRevision();
             assert.notEqual(revision, oldRevision);
             assert.deepEqual(
-                kubelet.replacements.map((r) => r.name),
+                pods.kubelet.replacements.map((r) => r.name),
                 ["openbao-server-2", "openbao-server-1", "openbao-server-0"],
                 "standbys first, highest ordinal first, the leader last",
             );
-            assert.ok(kubelet.replacements.every((r) => r.revision === revision));
+            assert.ok(pods.kubelet.replacements.every((r) => r.revision === revision));
             // Each member back (unsealed) before the next went; the leader stepped down before its pod did.
-            assert.deepEqual(bao.events, RUNBOOK_EVENTS);
+            assert.deepEqual(pods.events, RUNBOOK_EVENTS);
+            assert.notEqual(
+                pods.leaderAtRestart.get("openbao-server-0"),
+                "openbao-server-0",
+                "openbao-server-0 led no more when its pod went",
+            );
             assert.match(out, /openbao-server rollout: replacing openbao-server-2 \(a standby\)/);
             assert.match(out, /openbao-server rollout: openbao-server-0 is the leader: asking it to step down/);
             const state = await rolloutState();
             assert.deepEqual(state.replaced, ["openbao-server-2", "openbao-server-1", "openbao-server-0"]);
             assert.deepEqual(state.staleMembers, []);
-            assert.equal(state.clusterId, bao.clusterId);
+            assert.equal(state.clusterId, await pods.clusterId());
         },
     );
 
     it("a rerun with nothing changed replaces nothing", { timeout: 10 * MIN }, async () => {
         const before = uids();
-        const count = kubelet.replacements.length;
+        const count = pods.kubelet.replacements.length;
         await cli.run(["preview", "--expect-no-changes"]);
         await cli.run(["up", "--yes", "--skip-preview"]);
         assert.deepEqual(uids(), before);
-        assert.equal(kubelet.replacements.length, count);
+        assert.equal(pods.kubelet.replacements.length, count);
     });
 
     it(
@@ -203,14 +197,14 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         { timeout: 10 * MIN },
         async () => {
             const before = uids();
-            bao.staysSealed.add("openbao-server-2");
+            pods.staysSealed.add("openbao-server-2");
             await setAnnotation("3");
             const res = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
             const out = res.stdout + res.stderr;
             assert.notEqual(res.code, 0);
             assert.match(
                 out,
-                /openbao-server-2 was replaced, but it is still sealed after 10 s\. The rollout stopped before the next member: openbao-server-0, openbao-server-1 still run the old template/,
+                /openbao-server-2 was replaced, but it is still sealed after 30 s\. The rollout stopped before the next member: openbao-server-0, openbao-server-1 still run the old template/,
             );
             assert.match(out, /kubectl -n vault-system logs openbao-server-2 -c auto-unseal-sidecar/);
             const now = uids();
@@ -225,15 +219,16 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     );
 
     it("once the member is unsealed, up goes on with the members left: the standby, then the leader", { timeout: 10 * MIN }, async () => {
-        bao.staysSealed.clear();
-        const leader = bao.leader!;
-        const count = kubelet.replacements.length;
+        pods.staysSealed.clear();
+        await pods.unseal("openbao-server-2");
+        const leader = (await pods.bao.leader())!;
+        const count = pods.kubelet.replacements.length;
         await cli.run(["up", "--yes", "--skip-preview"]);
         await allOnUpdateRevision();
-        const rolled = kubelet.replacements.slice(count).map((r) => r.name);
+        const rolled = pods.kubelet.replacements.slice(count).map((r) => r.name);
         assert.deepEqual(rolled.sort(), ["openbao-server-0", "openbao-server-1"]);
-        assert.equal(kubelet.replacements[kubelet.replacements.length - 1].name, leader, "the leader last");
-        assert.ok(bao.events.lastIndexOf(`step-down ${leader}`) < bao.events.lastIndexOf(`restart ${leader}`));
+        assert.equal(pods.kubelet.replacements[pods.kubelet.replacements.length - 1].name, leader, "the leader last");
+        assert.notEqual(pods.leaderAtRestart.get(leader), leader, "the leader stepped down before its pod went");
         assert.deepEqual((await rolloutState()).staleMembers, []);
     });
 
@@ -283,19 +278,18 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
                     .baseline;
             };
             const captured = await baseline();
+            // The chart's mount, on the plugin deploy.sh registered without a version.
             assert.deepEqual(
-                captured.mounts.map((m: any) => [m.path, m.runningVersion]),
-                [["services/nvcf-api/jwt/", "v1.3.7"]],
+                captured.mounts.map((m: any) => [m.path, m.runningVersion, m.runningSha256]),
+                [[`${NVCF_API_JWT_MOUNT}/`, "", pods.bao.jwtPluginSha256]],
             );
-            // The bridge's new catalog entry, and a mount made on it since.
-            bao.catalog.push({
-                name: "vault-plugin-secrets-jwt",
-                type: "secret",
-                version: "v1.4.1",
-                sha256: "b".repeat(64),
-                builtin: false,
+            // A bridge's new catalog entry, and a mount made on it since.
+            await registerJwtPlugin(pods.bao.root, pods.bao.jwtPluginSha256, "v1.4.1");
+            const mounted = await pods.bao.root("POST", "sys/mounts/services/new/jwt", {
+                type: JWT_PLUGIN,
+                config: { plugin_version: "v1.4.1" },
             });
-            bao.mounts["services/new/jwt/"] = jwtMount("v1.4.1", "b".repeat(64), "uuid-new");
+            assert.equal(mounted.status, 204, mounted.text);
             const before = uids();
             await cli.run(["config", "set", "--path", "controlPlane.openbao.jwtPluginLifecycle.mode", "versioned"]);
             const versioned = await cli.run(["up", "--yes", "--skip-preview"]);

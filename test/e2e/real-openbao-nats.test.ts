@@ -32,7 +32,8 @@ import { statusCli } from "../../scripts/lib/status-cli";
 import { Kube, LocalCluster, podAddress } from "./cluster";
 import { BaoCluster } from "./real-openbao";
 import { NatsServer, type NatsClient } from "./real-nats";
-import { OpenBaoKubelet } from "./openbao-kubelet";
+import { OpenBaoPods } from "./openbao-pods";
+import { podNetwork } from "./pod-network";
 import { JWT_PLUGIN, migration10, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
 import { rollOut } from "../../components/openbao/rollout";
 import { captureJwtBaseline, verifyJwtMounts, type JwtBaseline } from "../../components/openbao/jwt-mounts";
@@ -54,37 +55,6 @@ const skip =
             : !podIp
               ? "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)"
               : false;
-
-/**
- * The pods' network: on the pods' address and `port`, each request the API server's pod proxy
- * sends (it names the pod in X-Forwarded-Uri) goes on to that pod's process at `target(pod)`.
- */
-async function podNetwork(host: string, port: number, target: (pod: string) => string | undefined): Promise<http.Server> {
-    const server = http.createServer((req, res) => {
-        const forwarded = String(req.headers["x-forwarded-uri"] ?? "");
-        const pod = /\/pods\/(?:https?:)?([a-z0-9-]+)(?::\d+)?\/proxy\//.exec(forwarded)?.[1] ?? "";
-        const to = target(pod);
-        if (!to) {
-            req.resume();
-            res.writeHead(502).end(`no process for pod ${pod}`);
-            return;
-        }
-        const headers = { ...req.headers };
-        delete headers.host;
-        const out = http.request(`${to}${req.url}`, { method: req.method, headers }, (answer) => {
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
-            answer.pipe(res);
-        });
-        // A stopped member refuses the connection, as a pod that is not running does.
-        out.on("error", (err) => res.writeHead(502).end(String(err)));
-        req.pipe(out);
-    });
-    await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, host, () => resolve());
-    });
-    return server;
-}
 
 /** openbao-server as the chart renders its StatefulSet, as far as the rollout sees it: OnDelete, three members, annotated template. */
 function openbaoStatefulSet(revision: string) {
@@ -145,21 +115,20 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
     let cluster: LocalCluster;
     let kube: Kube;
     let program: ProgramKube;
+    let pods: OpenBaoPods;
     let bao: BaoCluster;
     let nats: NatsServer;
     let app: NatsClient | undefined;
-    let kubelet: OpenBaoKubelet;
-    let kubeletLoop: Promise<void> | undefined;
-    let stopping = false;
-    const servers: http.Server[] = [];
+    let natsNetwork: http.Server | undefined;
 
     before(async () => {
         work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-real-"));
-        bao = new BaoCluster(tools!.bao, path.join(work, "bao"), 3, tools!.jwtPlugin);
         nats = new NatsServer(tools!.natsServer, fs.mkdtempSync(path.join(work, "nats-")), ["A1", "APP", "A3"], 14222, 18222);
         cluster = new LocalCluster(tools!);
-        await Promise.all([cluster.boot(), bao.boot(), nats.start()]);
+        await Promise.all([cluster.boot(), nats.start()]);
         kube = new Kube(cluster.kubeconfig);
+        pods = new OpenBaoPods(tools!, work, kube, VAULT, podIp!);
+        bao = pods.bao;
         program = httpKube(await apiServer({ kubeconfig: cluster.kubeconfig }), { timeoutMs: 10_000, retries: 0 });
         for (const ns of [VAULT, NATS.namespace]) {
             const res = await kube.request("POST", "/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
@@ -170,33 +139,15 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
         const sts = await kube.request("POST", `/apis/apps/v1/namespaces/${VAULT}/statefulsets`, openbaoStatefulSet("1"));
         assert.equal(sts.status, 201, sts.text);
         cluster.startControllerManager(tools!.kubeControllerManager, ["statefulset-controller"]);
-        kubelet = new OpenBaoKubelet(
-            kube,
-            {
-                names: bao.names,
-                restart: async (name) => {
-                    await bao.restart(name);
-                    await bao.unseal(name);
-                },
-            },
-            VAULT,
-            podIp!,
-        );
-        kubeletLoop = (async () => {
-            while (!stopping) {
-                await kubelet.tick();
-                await new Promise((r) => setTimeout(r, 300));
-            }
-        })();
-        await until("three Ready member pods", async () => kubelet.uids().every(Boolean));
+        await pods.start();
+        await until("three Ready member pods", async () => pods.kubelet.uids().every(Boolean));
         await runningPod(kube, NATS.namespace, "nats-0", {
             name: NATS.container,
             image: "nats",
             ports: [{ name: NATS.monitorPortName, containerPort: NATS.monitorPort }],
         });
-        servers.push(await podNetwork(podIp!, OPENBAO.port, (pod) => (bao.names.includes(pod) ? bao.url(pod) : undefined)));
-        servers.push(
-            await podNetwork(podIp!, NATS.monitorPort, (pod) => (pod === "nats-0" ? `http://127.0.0.1:${nats.monitorPort}` : undefined)),
+        natsNetwork = await podNetwork(podIp!, NATS.monitorPort, (pod) =>
+            pod === "nats-0" ? `http://127.0.0.1:${nats.monitorPort}` : undefined,
         );
         // The chart's init Job keeps the root token in this Secret.
         const secret = await kube.request("POST", `/api/v1/namespaces/${VAULT}/secrets`, {
@@ -209,11 +160,9 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
     });
 
     after(async () => {
-        stopping = true;
-        await kubeletLoop;
         app?.close();
-        for (const s of servers) await new Promise<void>((r) => s.close(() => r()));
-        await Promise.allSettled([bao?.stop(), nats?.stop(), cluster?.stop()]);
+        await new Promise((r) => (natsNetwork ? natsNetwork.close(r) : r(undefined)));
+        await Promise.allSettled([pods?.stop(), nats?.stop(), cluster?.stop()]);
         if (process.exitCode) console.error(`logs kept in ${work} and ${cluster?.dir}`);
         else {
             fs.rmSync(work, { recursive: true, force: true });
@@ -374,7 +323,7 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
             );
             assert.equal(patched.status, 200, patched.text);
             const lines: string[] = [];
-            const replacedBefore = kubelet.replacements.length;
+            const replacedBefore = pods.kubelet.replacements.length;
             const report = await rollOut(
                 program,
                 members,
@@ -391,7 +340,7 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
             assert.deepEqual(report.steppedDown, [leaderBefore]);
             assert.equal(report.clusterId, clusterId);
             // Each replaced pod was a restarted process, on the new revision.
-            const replaced = kubelet.replacements.slice(replacedBefore);
+            const replaced = pods.kubelet.replacements.slice(replacedBefore);
             assert.deepEqual(
                 replaced.map((r) => r.name),
                 report.replaced,

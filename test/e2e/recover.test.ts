@@ -73,6 +73,7 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
     let kube: Kube;
     let webhook: HelmRecordWebhook;
     const fake = new FakeControlPlane();
+    // The address openbaoAccess names; with the admin issuer proxy on and no health gate the stack never calls it.
     const openbao = new FakeOpenBao();
     let work = "";
     let project = "";

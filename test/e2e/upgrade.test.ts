@@ -4,30 +4,33 @@
  * components/bundle/releases/, with bumped fixture chart versions, as a user's newer checkout
  * and chart mirror would have) is then rolled out with `npm run upgrade`, which drives the same
  * stack through Pulumi's Automation API. The real StatefulSet controller (kube-controller-manager)
- * runs OpenBao's members; the test plays the other controllers and the kubelet: NATS's monitoring
- * endpoint and OpenBao's members (test/support/fake-openbao-members.ts) are in-process servers on
- * this machine's address, which the API server's pod proxy reaches as the pods' IPs.
+ * makes OpenBao's member pods, behind which run three real `bao server` 2.5.5 processes in one Raft
+ * cluster (test/e2e/openbao-pods.ts); NATS is a real nats-server 2.11.17 with JetStream. The test
+ * plays the other controllers and the kubelet, and the pods' network: the API server's pod proxy
+ * reaches this machine's address, which carries each pod's port to its process. NVCA's CRDs,
+ * Gateway API's and Kyverno's are the real ones (test/e2e/upstream-crds.ts).
  *
  * Tools: scripts/e2e/build-tools.sh. Run: npm run test:e2e (or NVCF_E2E=1 node --import tsx --test test/e2e/upgrade.test.ts).
  */
 import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
-import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+import type * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import * as zlib from "node:zlib";
 import { after, before, describe, it } from "node:test";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { FakeControlPlane } from "../support/fake-icms";
-import { FakeOpenBaoMembers, listenBehindPodProxy, RUNBOOK_EVENTS } from "../support/fake-openbao-members";
 import { findTools, Kube, LocalCluster, podAddress, whileLooping } from "./cluster";
-import { OpenBaoKubelet } from "./openbao-kubelet";
+import { OpenBaoPods, RUNBOOK_EVENTS } from "./openbao-pods";
+import { podNetwork } from "./pod-network";
+import { NatsServer, type NatsClient } from "./real-nats";
+import { chartsWithUpstreamCrds, gatewayApiInstallFile, installCrds, upstreamCrds } from "./upstream-crds";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 import { AGENT_STATUS } from "../../components/contracts/nvca";
-import type { JszAnswer } from "../../components/contracts/nats";
+import { JSZ_STORAGE, NATS } from "../../components/contracts/nats";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const STACK = "e2e";
@@ -60,29 +63,8 @@ function noPodAddress(): never {
     throw new Error("the upgrade suite needs a non-loopback IPv4 address on this machine (the pod proxy refuses loopback)");
 }
 
-/** An in-process HTTP server on the pods' address, answering JSON and keeping the paths it was asked. */
-class PodServer {
-    readonly requests: string[] = [];
-    private server?: http.Server;
-    constructor(private readonly answer: (url: string) => [number, unknown]) {}
-    get port(): number {
-        return (this.server!.address() as AddressInfo).port;
-    }
-    async start(address: string): Promise<void> {
-        this.server = http.createServer((req, res) => {
-            this.requests.push(req.url ?? "");
-            const [status, body] = this.answer(req.url ?? "");
-            res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
-        });
-        await new Promise<void>((r) => this.server!.listen(0, address, r));
-    }
-    async stop(): Promise<void> {
-        await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
-    }
-}
-
 /** The e2e stack: one cluster for the control plane and a GPU plane, charts from the test's mirror directory. */
-function stackConfig(charts: string, icmsUrl: string) {
+function stackConfig(charts: string, icmsUrl: string, gatewayCrds: string, rootToken: string) {
     return e2eStackConfig({
         cluster: { clusterIdentifier: "e2e", skipAwait: true },
         charts,
@@ -93,7 +75,7 @@ function stackConfig(charts: string, icmsUrl: string) {
                 gatewayApi: {
                     install: {
                         enabled: true,
-                        crdsManifest: path.join(__dirname, "manifests", "gateway-api-crds.yaml"),
+                        crdsManifest: gatewayCrds,
                         envoyGateway: { version: FIXTURE_VERSION },
                     },
                 },
@@ -102,7 +84,7 @@ function stackConfig(charts: string, icmsUrl: string) {
         other: {
             computePlanes: [gpuPlane(icmsUrl, charts)],
             // The fixture chart's OnDelete StatefulSet of three members, and the root-token Secret its hook would write.
-            releases: { "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: "root-token" } } },
+            releases: { "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: rootToken } } },
             openbaoRollout: { memberTimeoutSeconds: 60, pollSeconds: 1 },
             checks: { healthGate: { timeoutSeconds: 60, pollSeconds: 1 } },
         },
@@ -134,36 +116,15 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
     let env: NodeJS.ProcessEnv = {};
     const icms = new FakeControlPlane();
     const transcript: string[] = [];
-    /** What the test's controllers report: the NATS stream's backlog, whether the gateway accepts the routes. */
-    const world = { natsMessages: 0, routesAccepted: true };
-    const nats = new PodServer((url): [number, JszAnswer | Record<string, never>] =>
-        url.startsWith("/jsz")
-            ? [
-                  200,
-                  {
-                      server_id: "NE2E",
-                      total: 1,
-                      account_details: [
-                          {
-                              name: "APP",
-                              id: "APP",
-                              stream_detail: [
-                                  {
-                                      name: "requests",
-                                      config: { name: "requests", storage: "memory", num_replicas: 1 },
-                                      state: { messages: world.natsMessages, bytes: world.natsMessages * 100 },
-                                  },
-                              ],
-                          },
-                      ],
-                  },
-              ]
-            : [404, {}],
-    );
-    // Three OpenBao members led by openbao-server-0, on port 8200 behind the pod proxy.
-    const bao = new FakeOpenBaoMembers(MEMBERS);
-    let baoServer: http.Server | undefined;
-    let kubelet: OpenBaoKubelet;
+    /** What the test's controllers report: whether the gateway accepts the routes. */
+    const world = { routesAccepted: true };
+    /** NATS as the bundle's chart runs it, with the account NVCF's services use; its monitoring port behind pod nats-0. */
+    let nats: NatsServer;
+    let app: NatsClient | undefined;
+    let natsNetwork: http.Server | undefined;
+    const natsRequests: string[] = [];
+    /** OpenBao's three members, led by openbao-server-0, behind the StatefulSet's pods. */
+    let pods: OpenBaoPods;
 
     before(async () => {
         work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-upgrade-"));
@@ -173,20 +134,26 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         kube = new Kube(cluster.kubeconfig);
         await icms.start();
         const address = podAddress ?? noPodAddress();
-        await nats.start(address);
-        baoServer = await listenBehindPodProxy(bao, address, 8200);
-        kubelet = new OpenBaoKubelet(kube, bao, OPENBAO_NS, address);
+        nats = new NatsServer(tools!.natsServer, fs.mkdtempSync(path.join(work, "nats-")), ["APP"], 14222, 18222);
+        await nats.start();
+        natsNetwork = await podNetwork(
+            address,
+            NATS.monitorPort,
+            (pod) => (pod === "nats-0" ? `http://127.0.0.1:${nats.monitorPort}` : undefined),
+            (r) => natsRequests.push(r.url),
+        );
+        pods = new OpenBaoPods(tools!, work, kube, OPENBAO_NS, address);
+        await pods.start();
 
-        // The chart mirror: a copy of the fixture charts, which the test moves to B's versions later.
-        charts = path.join(work, "charts");
-        fs.cpSync(path.join(REPO, "test", "e2e", "charts"), charts, { recursive: true });
+        // The chart mirror: a copy of the fixture charts (Kyverno's with its real CRD), which the test moves to B's versions later.
+        charts = chartsWithUpstreamCrds(tools!.crds, work);
         ({ project, env, cli } = await userCheckout({
             repo: REPO,
             work,
             tools: tools!,
             kubeconfig: cluster.kubeconfig,
             stack: STACK,
-            config: stackConfig(charts, icms.icmsUrl),
+            config: stackConfig(charts, icms.icmsUrl, gatewayApiInstallFile(tools!.crds, work), pods.bao.rootToken),
             secrets: { ngcApiKey: "e2e-ngc-key", cassandraPassword: "e2e-cassandra-password-0123456789", kubeconfig: cluster.kubeconfig },
         }));
     });
@@ -194,8 +161,9 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
     after(async () => {
         if (process.env.E2E_LOG) fs.writeFileSync(process.env.E2E_LOG, [...cli.log, ...transcript].join("\n\n"));
         await icms.stop().catch(() => undefined);
-        await nats.stop().catch(() => undefined);
-        await new Promise((r) => (baoServer ? baoServer.close(r) : r(undefined)));
+        app?.close();
+        await new Promise((r) => (natsNetwork ? natsNetwork.close(r) : r(undefined)));
+        await Promise.allSettled([nats?.stop(), pods?.stop()]);
         await cluster?.stop();
         if (process.env.E2E_KEEP !== "1") {
             cluster?.removeDir();
@@ -290,7 +258,8 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                 },
             ],
         });
-        const backend = { apiVersion: "nvcf.nvidia.io/v1", kind: "NVCFBackend", metadata: { name: GPU } };
+        // The operator creates it from the cluster DTO (the program reads no spec); its status goes through /status.
+        const backend = { apiVersion: "nvcf.nvidia.io/v1", kind: "NVCFBackend", metadata: { name: GPU }, spec: {} };
         const steps: [string, () => Promise<void>][] = [
             ["bootstrap", () => ensure("/apis/batch/v1/namespaces/nvcf/jobs", bootstrap, bootstrapDone, (j) => j.status?.succeeded === 1)],
             [
@@ -307,13 +276,12 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                     );
                 },
             ],
-            ["openbao members", () => kubelet.tick()],
             [
                 "nats",
                 () =>
                     ensure(
                         "/api/v1/namespaces/nats-system/pods",
-                        pod("nats-0", "nats", { name: "monitor", port: nats.port }),
+                        pod("nats-0", NATS.container, { name: NATS.monitorPortName, port: NATS.monitorPort }),
                         ready,
                         hasIp,
                     ),
@@ -327,7 +295,6 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                         backend,
                         { agentStatus: AGENT_STATUS.healthy },
                         (b) => b.status?.agentStatus === AGENT_STATUS.healthy,
-                        false,
                     );
                 },
             ],
@@ -394,32 +361,29 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         JSON.parse((await kube.get<any>("/api/v1/namespaces/nvcf/configmaps/nvcf-upgrade-progress"))?.data.progress ?? "null");
 
     it("installs bundle release A with pulumi up, and writes its receipt", { timeout: 15 * MIN }, async () => {
-        const crd = (group: string, plural: string, kind: string, scope = "Namespaced") => ({
-            apiVersion: "apiextensions.k8s.io/v1",
-            kind: "CustomResourceDefinition",
-            metadata: { name: `${plural}.${group}` },
-            spec: {
-                group,
-                scope,
-                names: { plural, kind },
-                versions: [
-                    {
-                        name: "v1",
-                        served: true,
-                        storage: true,
-                        schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
-                    },
-                ],
+        // The GPU operator's ClusterPolicy CRD, which preflight asks for by name (no source the suite builds from): any schema.
+        await installCrds(kube, [
+            {
+                apiVersion: "apiextensions.k8s.io/v1",
+                kind: "CustomResourceDefinition",
+                metadata: { name: "clusterpolicies.nvidia.com" },
+                spec: {
+                    group: "nvidia.com",
+                    scope: "Cluster",
+                    names: { plural: "clusterpolicies", kind: "ClusterPolicy" },
+                    versions: [
+                        {
+                            name: "v1",
+                            served: true,
+                            storage: true,
+                            schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+                        },
+                    ],
+                },
             },
-        });
-        for (const body of [
-            crd("nvidia.com", "clusterpolicies", "ClusterPolicy", "Cluster"),
-            crd("nvcf.nvidia.io", "nvcfbackends", "NVCFBackend"),
-            crd("nvca.nvcf.nvidia.io", "miniservices", "MiniService"),
-            crd("nvca.nvcf.nvidia.io", "storagerequests", "StorageRequest"),
-        ]) {
-            await kube.request("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body);
-        }
+            // NVCA's own.
+            ...upstreamCrds(tools!.crds, "nvca"),
+        ]);
         await kube.request("POST", "/apis/storage.k8s.io/v1/storageclasses", {
             metadata: { name: "standard", annotations: { "storageclass.kubernetes.io/is-default-class": "true" } },
             provisioner: "example.com/none",
@@ -478,7 +442,15 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
     });
 
     it("stops at the drain gate while a NATS memory stream holds messages, after the compute planes", { timeout: 15 * MIN }, async () => {
-        world.natsMessages = 2;
+        // A stream as NVCF's services make theirs: in memory, one replica; two requests no worker took yet.
+        app = await nats.connect("APP");
+        await app.request("$JS.API.STREAM.CREATE.requests", {
+            name: "requests",
+            subjects: ["requests.>"],
+            storage: JSZ_STORAGE.memory,
+            num_replicas: 1,
+        });
+        await app.publish("requests.gpu-e2e", 2);
         const { code, out } = await withControllers(() => upgrade(["--timeout", "3"]));
         assert.equal(code, 1, out);
         assert.match(out, /FAILED: stage 3\/9, drain gate/);
@@ -488,8 +460,8 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         assert.equal(helm.get("nvca-operator")!.version, "1.21.4", "the compute plane went first");
         assert.equal(helm.get("nats")!.version, "0.7.1", "NATS untouched");
         assert.ok(
-            nats.requests.some((u) => u === "/jsz?accounts=true&streams=true&config=true&offset=0&limit=1024"),
-            nats.requests.join(", "),
+            natsRequests.some((u) => u === "/jsz?accounts=true&streams=true&config=true&offset=0&limit=1024"),
+            natsRequests.join(", "),
         );
     });
 
@@ -497,7 +469,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         "resumes after the drain; killed while it waits on the core services, a rerun resumes there and finishes",
         { timeout: 20 * MIN },
         async () => {
-            world.natsMessages = 0;
+            await app!.request("$JS.API.STREAM.PURGE.requests", undefined);
             world.routesAccepted = false;
             const killed = await withControllers(() => upgrade(["--timeout", "300"], /== stage 6\/9: core services[\s\S]*waiting \(/));
             assert.equal(killed.signal ?? killed.code, "SIGKILL", killed.out);
@@ -506,11 +478,16 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
             assert.equal(record.stages["compute-planes"].state, "passed");
             assert.equal(record.stages.core.state, "running");
             assert.ok(
-                bao.requests.some((r) => r.pod === "openbao-server-1" && r.path === "sys/health"),
+                pods.requests.some((r) => r.pod === "openbao-server-1" && r.path === "sys/health"),
                 "OpenBao's members were checked",
             );
             // Stage 4 rolled the members to B's template in the runbook's order: standbys, then the leader after a step-down.
-            assert.deepEqual(bao.events, RUNBOOK_EVENTS);
+            assert.deepEqual(pods.events, RUNBOOK_EVENTS);
+            assert.notEqual(
+                pods.leaderAtRestart.get("openbao-server-0"),
+                "openbao-server-0",
+                "openbao-server-0 led no more when its pod went",
+            );
             // One update of OpenBao: no JWT plugin mode is switched (no chart of the pinned bundle reads one).
             assert.match(killed.out, /== stage 4\/9: OpenBao[\s\S]*? {3}passed\./);
             assert.doesNotMatch(killed.out, /jwtPluginLifecycle\.mode: (bridge|versioned)/);
@@ -520,7 +497,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                 "the rollout's lines reach the user",
             );
             // The stack sets no openbao.jwtPluginLifecycle.mode, and the upgrade switches none (no chart reads one): no JWT mount check.
-            assert.ok(!bao.requests.some((r) => r.path === "sys/mounts"), "the upgrade turned on no JWT mount check by itself");
+            assert.ok(!pods.requests.some((r) => r.path === "sys/mounts"), "the upgrade turned on no JWT mount check by itself");
             const sts = await kube.get<any>(`/apis/apps/v1/namespaces/${OPENBAO_NS}/statefulsets/openbao-server`);
             for (const m of MEMBERS) {
                 const p = await kube.get<any>(`/api/v1/namespaces/${OPENBAO_NS}/pods/${m}`);

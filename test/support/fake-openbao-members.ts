@@ -180,8 +180,10 @@ export class FakeOpenBaoMembers {
         if (info) {
             const version = new URLSearchParams(query).get("version") ?? "";
             const entry = this.catalog.find((e) => e.type === "secret" && e.name === info[1] && e.version === version);
+            // The real entry has no `type` (test/fixtures/openbao-2.5.5.json).
+            const { type: _type, ...described } = entry ?? { type: "" };
             return entry
-                ? { status: 200, body: { data: { ...entry, command: entry.name, args: [] } } }
+                ? { status: 200, body: { data: { ...described, command: entry.name, args: [] } } }
                 : { status: 404, body: { errors: [] } };
         }
         return { status: 404, body: { errors: [`no handler for route "${path}". route entry not found.`] } };

@@ -26,12 +26,6 @@ export interface PulumiStack {
     cancel(): Promise<void>;
 }
 
-/** What a failed CLI command said on stderr (its stdout may hold state, so it is never shown). */
-export function cliError(error: unknown): string {
-    const result = (error as { commandResult?: { stderr?: string } }).commandResult;
-    return (result?.stderr ?? (error instanceof Error ? error.message : String(error))).trim();
-}
-
 export async function automationProject(workDir: string): Promise<PulumiProject> {
     const { LocalWorkspace, Stack } = await import("@pulumi/pulumi/automation");
     const ws = await LocalWorkspace.create({ workDir });

@@ -15,7 +15,8 @@ import {
 import { helmArgs, type HelmCli } from "./helm";
 import { judgeLock, locksInMessage, type LockOwner, type Processes } from "./locks";
 import { decide, type Decision, type Facts } from "./plan";
-import { cliError, type PulumiProject, type PulumiStack } from "./pulumi";
+import { cliError } from "../pulumi-errors";
+import type { PulumiProject, PulumiStack } from "./pulumi";
 import {
     applyEdits,
     kindOf,

@@ -1,5 +1,6 @@
 import * as path from "node:path";
 import { Io, list, parseOptions, readCommandLine, reportUsageError, required, UsageError } from "../cli";
+import { cliError } from "../pulumi-errors";
 import { hasStack, stackFile } from "../stack-file";
 import { checkPlaneNames, givenKubeconfigs, KUBECONFIG_OPTIONS } from "../kubeconfig-options";
 import type { Connect } from "../status-run";
@@ -156,7 +157,11 @@ export async function upgradeCli(
         engine = await (deps.engine ?? automationEngine)(options.root, options.stack, project);
     } catch (error) {
         return fail(
-            `the stack ${options.stack} could not be selected: ${(error as Error).message.split("\n").find((l) => l.trim()) ?? ""}`,
+            `the stack ${options.stack} could not be selected: ${
+                cliError(error)
+                    .split("\n")
+                    .find((l) => l.trim()) ?? ""
+            }`,
         );
     }
     // The stack's own kubeconfig secrets, decrypted by Pulumi, reach what status cannot; a file given on the command line wins.

@@ -1,0 +1,100 @@
+import type * as http from "node:http";
+import * as path from "node:path";
+import { OPENBAO } from "../../components/contracts/openbao";
+import type { Kube } from "./cluster";
+import { OpenBaoKubelet } from "./openbao-kubelet";
+import { podNetwork } from "./pod-network";
+import { BaoCluster } from "./real-openbao";
+import type { Tools } from "./cluster";
+
+/**
+ * What three members led by openbao-server-0 live through in a rollout in the runbook's order:
+ * the standbys first, highest ordinal first, each back (unsealed) before the next goes, the
+ * leader last (after its step-down, which `leaderAtRestart` shows).
+ */
+export const RUNBOOK_EVENTS = [
+    "restart openbao-server-2",
+    "unsealed openbao-server-2",
+    "restart openbao-server-1",
+    "unsealed openbao-server-1",
+    "restart openbao-server-0",
+    "unsealed openbao-server-0",
+] as const;
+
+/**
+ * A real OpenBao Raft cluster (BaoCluster, with NVIDIA's JWT plugin) as the pods of the
+ * `openbao-server` StatefulSet the real controller makes: the kubelet stand-in starts each new
+ * pod, a replaced pod is its member's process restarted (sealed), and the auto-unseal sidecar's
+ * part is `unseal`, unless the member is to stay sealed. The pod network carries the API server's
+ * pod proxy to the members.
+ */
+export class OpenBaoPods {
+    readonly bao: BaoCluster;
+    readonly kubelet: OpenBaoKubelet;
+    /** What the members lived through, in order: `restart <pod>`, `unsealed <pod>`. */
+    readonly events: string[] = [];
+    /** The leader each member's restart found (the rollout steps a leader down before its pod goes). */
+    readonly leaderAtRestart = new Map<string, string | undefined>();
+    /** Members whose sidecar does not unseal them after their next restart. */
+    readonly staysSealed = new Set<string>();
+    /** The requests the pod proxy carried to the members. */
+    readonly requests: { pod: string; method: string; path: string }[] = [];
+    readonly errors: string[] = [];
+    private network?: http.Server;
+    private loop?: Promise<void>;
+    private running = false;
+
+    constructor(
+        tools: Tools,
+        dir: string,
+        kube: Kube,
+        namespace: string,
+        private readonly podIp: string,
+    ) {
+        this.bao = new BaoCluster(tools.bao, path.join(dir, "bao"), 3, tools.jwtPlugin);
+        this.kubelet = new OpenBaoKubelet(kube, { names: this.bao.names, restart: (name) => this.restart(name) }, namespace, podIp);
+    }
+
+    /** The members booted, initialised and unsealed, behind the pod network; the kubelet loop running. */
+    async start(): Promise<void> {
+        await this.bao.boot();
+        this.network = await podNetwork(
+            this.podIp,
+            OPENBAO.port,
+            (pod) => (this.bao.names.includes(pod) ? this.bao.url(pod) : undefined),
+            ({ pod, method, path }) => this.requests.push({ pod, method, path }),
+        );
+        this.running = true;
+        this.loop = (async () => {
+            while (this.running) {
+                await this.kubelet.tick().catch((err) => this.errors.push(String(err)));
+                await new Promise((r) => setTimeout(r, 100));
+            }
+        })();
+    }
+
+    /** The sidecar's unseal of a member left sealed. */
+    async unseal(name: string): Promise<void> {
+        await this.bao.unseal(name);
+        this.events.push(`unsealed ${name}`);
+    }
+
+    /** The members' cluster ID, as `sys/health` answers it. */
+    async clusterId(): Promise<string> {
+        return (await this.bao.call(this.bao.names[0], "GET", "sys/health")).body.cluster_id;
+    }
+
+    async stop(): Promise<void> {
+        this.running = false;
+        await this.loop;
+        await new Promise((r) => (this.network ? this.network.close(r) : r(undefined)));
+        await this.bao.stop();
+    }
+
+    private async restart(name: string): Promise<void> {
+        this.leaderAtRestart.set(name, await this.bao.leader());
+        this.events.push(`restart ${name}`);
+        await this.bao.restart(name);
+        if (!this.staysSealed.has(name)) await this.unseal(name);
+    }
+}
