@@ -3,6 +3,7 @@ import { AwsProviders } from "./components/aws/providers";
 import { ComputePlane, NVCA_OPERATOR } from "./components/compute-plane/compute-plane";
 import { RELEASE_NAMES } from "./components/control-plane/catalog";
 import { ControlPlane } from "./components/control-plane/control-plane";
+import { readGatewayApiManifest } from "./components/control-plane/gateway-api-manifest";
 import { clusterProvider } from "./components/kubernetes/provider";
 import { computePlaneArgs, controlPlaneArgs } from "./components/resolve/args";
 import { resolveClusters } from "./components/resolve/clusters";
@@ -19,10 +20,14 @@ import { RECEIPT } from "./components/bundle/receipt";
 export = function main() {
     const settings = loadSettings({ releaseNames: RELEASE_NAMES, bundleReleases: bundleReleaseNames() });
     const bundle = selectedBundleRelease(settings.bundle.release);
+    // Every file the stack file names is read before the first resource: a bad one stops the program with nothing registered.
+    const gatewayApiManifest = readGatewayApiManifest(settings.controlPlane);
     const aws = new AwsProviders();
     const clusters = resolveClusters(settings, aws);
     const provider = clusterProvider("control-plane", clusters.controlPlane);
-    const controlPlane = new ControlPlane("control-plane", controlPlaneArgs(settings, bundle, clusters, aws), { providers: [provider] });
+    const controlPlane = new ControlPlane("control-plane", controlPlaneArgs(settings, bundle, clusters, aws, gatewayApiManifest), {
+        providers: [provider],
+    });
     const computePlanes = settings.computePlanes.map(
         (plane) =>
             new ComputePlane(`compute-plane-${plane.clusterName}`, computePlaneArgs(settings, bundle, plane, clusters, aws, controlPlane)),

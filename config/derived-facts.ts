@@ -58,3 +58,25 @@ export function groveOperatorPresent(plane: ComputePlaneConfig): boolean {
 export function dynamoOperatorPresent(plane: ComputePlaneConfig): boolean {
     return plane.addons.dynamoOperator.enabled || plane.dynamoOperatorInstalled;
 }
+
+/** Every hostname the routes chart serves (the stack outputs; the rules check each is a DNS name). */
+export function routeHostnames(cp: ControlPlaneConfig): Record<string, string> {
+    const d = cp.global.domain;
+    const r = cp.ingress.gatewayApi.routes;
+    const hosts: Record<string, string> = {
+        api: `api.${d}`,
+        tasks: `tasks.${d}`,
+        apiKeys: `api-keys.${d}`,
+        invocation: `invocation.${d}`,
+        invocationWildcard: `*.invocation.${d}`,
+        sis: `sis.${d}`,
+        reval: `reval.${d}`,
+        // The routes chart serves llm. even with the LLM addon off.
+        llm: `llm.${d}`,
+    };
+    if (r.nvcfApi.grpc.enabled) hosts.apiGrpc = r.nvcfApi.grpc.hostnames[0] ?? `api-grpc.${d}`;
+    if (r.nvctApi.grpc.enabled) hosts.tasksGrpc = r.nvctApi.grpc.hostnames[0] ?? `tasks-grpc.${d}`;
+    if (cp.addons.vanityGateway.enabled) hosts.vanity = r.vanityGateway.hostnames[0] ?? `vanity.${d}`;
+    if (cp.addons.nvcfUi.enabled) hosts.nvcfUi = `nvcf-ui.${d}`;
+    return hosts;
+}

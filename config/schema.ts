@@ -26,6 +26,7 @@ import {
     TOLERATION_EFFECTS,
     url,
 } from "./grammar";
+import { stringFieldsOnly } from "./free-values";
 
 /**
  * The control-plane environment, key for key as NVIDIA's `environments/<env>.yaml` for the
@@ -39,7 +40,8 @@ export function section<T extends z.core.$ZodLooseShape>(shape: T) {
     return z.strictObject(shape).prefault({} as never);
 }
 
-const freeMap = z.record(z.string(), z.unknown());
+/** Chart values passed through as they are, except where Kubernetes takes only strings (config/free-values.ts). */
+const freeMap = z.record(z.string(), z.unknown()).superRefine(stringFieldsOnly);
 /** Where a cluster prerequisite's chart comes from, when not from its public repository (a mirror). */
 const chartRepository = () =>
     g(filePath)

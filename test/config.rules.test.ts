@@ -342,6 +342,30 @@ describe("cross-key rules of the control plane", () => {
         parse(devRaw({ controlPlane: { global: { helm: { sources: { repository: "YOUR_ORG/YOUR_TEAM", path: "/charts" } } } } }));
     });
 
+    test("a domain valid alone that makes a hostname longer than DNS allows; the longest domain that does not", () => {
+        // Four labels of 60 and one of 4: 248 characters, a valid DNS name; `*.invocation.` makes it 261.
+        const label = "a".repeat(60);
+        const domain = `${label}.${label}.${label}.${label}.test`;
+        assert.equal(domain.length, 248);
+        const { problems } = configError(devRaw({ controlPlane: { global: { domain } } }));
+        assert.deepEqual(
+            problems.map((p) => p.key),
+            [`${CP}.global.domain`],
+        );
+        assert.match(problems[0].message, /^makes hostnames DNS does not allow: /);
+        assert.match(problems[0].message, /invocationWildcard \*\.invocation\.a+\.\.\. \(261 characters\)/);
+        const named = [...problems[0].message.matchAll(/(\w+) \S+\.\.\. \((\d+) characters\)/g)].map((m) => m[1]);
+        // Over 253: tasks. (254), reval. (254), api-keys. (257), invocation. (259), *.invocation. (261); api., sis., llm. (252) and nats. (253) fit.
+        for (const name of ["tasks", "reval", "apiKeys", "invocation", "invocationWildcard"]) assert.ok(named.includes(name), name);
+        for (const name of ["api", "sis", "llm", "nats"]) assert.ok(!named.includes(name), name);
+        assert.equal(problems[0].given, domain);
+        assert.equal(problems[0].allowed, "a domain of at most 240 characters (the longest name made from it adds 13)");
+        // 240 characters: `*.invocation.` makes exactly 253.
+        const longest = `${label}.${label}.${label}.${"a".repeat(52)}.test`;
+        assert.equal(longest.length, 240);
+        parse(devRaw({ controlPlane: { global: { domain: longest } } }));
+    });
+
     test("a chart URL and a chart path together", () => {
         assertProblems(
             devRaw({ controlPlane: { global: { helm: { sources: { url: "https://charts.example.com", path: "/charts" } } } } }),
@@ -1104,6 +1128,46 @@ describe("compute-plane add-on settings", () => {
                 },
                 { key: `${P}:computePlanes[0].addons.volcano`, message: "unknown key (a typo?)" },
             ],
+        );
+    });
+});
+
+describe("free-form chart values: the fields Kubernetes takes only as strings", () => {
+    const problemsOf = (values: Record<string, unknown>) =>
+        configError(devRaw({ values: { releases: { api: { values } } } })).problems.map((p) => [p.key, p.message, p.given]);
+    const QUOTE = "(quote numbers and booleans; with `pulumi config set --path`, add `--type string`)";
+    test("an unquoted image tag, annotation or label value, and an environment variable's value (its type only shown)", () => {
+        assert.deepEqual(
+            problemsOf({
+                image: { tag: 1.1 },
+                podAnnotations: { "prometheus.io/scrape": true },
+                deployment: { labels: { tier: 2 } },
+                env: [{ name: "API_TOKEN", value: 12345 }],
+            }),
+            [
+                [`${P}:releases.api.values.image.tag`, `an image tag must be a string ${QUOTE}`, 1.1],
+                [`${P}:releases.api.values.podAnnotations["prometheus.io/scrape"]`, `podAnnotations values must be strings ${QUOTE}`, true],
+                [`${P}:releases.api.values.deployment.labels.tier`, `labels values must be strings ${QUOTE}`, 2],
+                [`${P}:releases.api.values.env[0].value`, `an environment variable's value must be a string ${QUOTE}`, "a number"],
+            ],
+        );
+    });
+    test("strings there, and numbers anywhere else, pass", () => {
+        parse(
+            devRaw({
+                values: {
+                    releases: {
+                        api: {
+                            values: {
+                                image: { tag: "1.10" },
+                                replicaCount: 3,
+                                resources: { limits: { cpu: 1 } },
+                                env: [{ name: "A", value: "1" }],
+                            },
+                        },
+                    },
+                },
+            }),
         );
     });
 });

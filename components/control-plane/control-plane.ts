@@ -12,7 +12,7 @@ import { controlPlaneCredentials, type CredentialSecrets } from "./credentials";
 import { deepMerge } from "../../config/deep-merge";
 import { installOrder, releaseDependencies } from "./ordering";
 import type { ReleaseHealth, ValuesContext } from "./values/context";
-import { routeHostnames } from "./values/ingress";
+import { routeHostnames } from "../../config/derived-facts";
 import { OpenBaoGrantRevocation } from "../providers/grant-revocation";
 import type { OpenBaoJwtBaseline } from "../providers/openbao-jwt-baseline";
 import type { OpenBaoRollout } from "../providers/openbao-rollout";
@@ -26,6 +26,7 @@ import { HealthGate, Preflight } from "../providers/cluster-checks";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 import { controlPlaneHealth, controlPlanePreflight } from "../health/specs";
 import type { ReleaseGoal } from "../bundle/restart-warning";
+import type { Manifest } from "./gateway-api-manifest";
 
 /** Namespaces whose listeners on the shared Gateway admit routes (gateway-routing.md). */
 export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
@@ -34,6 +35,8 @@ export const PLATFORM_LABEL = { "nvcf/platform": "true" } as const;
 export interface ControlPlaneArgs {
     /** The environment: the bundle's `environments/<env>.yaml` keys over `base.yaml`'s defaults. */
     readonly environment: ControlPlaneConfig;
+    /** With ingress.gatewayApi.install: the Gateway API manifest's objects, read before anything was declared. */
+    readonly gatewayApiManifest?: readonly Manifest[];
     /** Per-release values blocks, by release name. */
     readonly releaseOverrides: Readonly<Record<string, ReleaseOverride>>;
     /** Each release's chart version: the stack's bundle release's, or a per-release pin. */
@@ -189,6 +192,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                   `${name}-gateway`,
                   {
                       cp,
+                      manifest: requireManifest(args.gatewayApiManifest),
                       namespaces: this.namespaces.byName,
                       controllerNeeds: [
                           ...afterPreflight,
@@ -337,7 +341,7 @@ export class ControlPlane extends pulumi.ComponentResource {
 
         this.outputs = {
             domain: cp.global.domain,
-            routes: routeHostnames(ctx),
+            routes: routeHostnames(cp),
             namespaces: Object.keys(this.namespaces.byName),
             releases: Object.fromEntries(
                 Object.entries(releases).map(([releaseName, release]) => [
@@ -354,4 +358,9 @@ export class ControlPlane extends pulumi.ComponentResource {
         };
         this.registerOutputs(this.outputs);
     }
+}
+
+function requireManifest(manifest: readonly Manifest[] | undefined): readonly Manifest[] {
+    if (!manifest) throw new Error("ingress.gatewayApi.install is on, but the program read no Gateway API manifest before declaring");
+    return manifest;
 }

@@ -8,13 +8,21 @@ import type { BundleRelease } from "../bundle/bundle-releases";
 import { computePlaneVersions, controlPlaneChartVersions } from "../bundle/versions";
 import type { StackClusters } from "./clusters";
 import { resolveRegistry } from "./registry";
+import type { Manifest } from "../control-plane/gateway-api-manifest";
 
 /** The control plane's inputs, from the settings and its resolved cluster. */
-export function controlPlaneArgs(settings: Settings, bundle: BundleRelease, clusters: StackClusters, aws: AwsProviders): ControlPlaneArgs {
+export function controlPlaneArgs(
+    settings: Settings,
+    bundle: BundleRelease,
+    clusters: StackClusters,
+    aws: AwsProviders,
+    gatewayApiManifest: readonly Manifest[] | undefined,
+): ControlPlaneArgs {
     const cp = settings.controlPlane;
     const { secrets } = settings;
     return {
         environment: cp,
+        ...(gatewayApiManifest ? { gatewayApiManifest } : {}),
         releaseOverrides: settings.releases,
         chartVersions: controlPlaneChartVersions(bundle, settings.releases, settings.controlPlane),
         cluster: clusters.controlPlane,

@@ -163,9 +163,11 @@ describe("the pack on deliberately broken settings (releases overrides bypass th
         );
     });
 
-    it("an annotation value that is not a string", async () => {
-        const violations = await broken({ "ess-api": { values: { ess: { podAnnotations: { "example.com/port": 8080 } } } } });
-        assert.deepEqual(policiesOf(violations), ["pod-annotation-values-are-strings"], show(violations));
+    it("an annotation value that is not a string: the stack file is refused first, so the pack's rule is a second line", async () => {
+        await assert.rejects(
+            runDev({}, { releases: { "ess-api": { values: { ess: { podAnnotations: { "example.com/port": 8080 } } } } } }),
+            /releases\.ess-api\.values\.ess\.podAnnotations\["example\.com\/port"\]: podAnnotations values must be strings/,
+        );
     });
 
     it("an incomplete openbao.migrations.env list", async () => {

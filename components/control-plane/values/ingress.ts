@@ -48,26 +48,3 @@ export function gatewayRoutesValues(ctx: ValuesContext): Values {
         },
     };
 }
-
-/** Every hostname the routes chart serves, for the stack outputs. */
-export function routeHostnames(ctx: Pick<ValuesContext, "cp">): Record<string, string> {
-    const { cp } = ctx;
-    const d = cp.global.domain;
-    const r = cp.ingress.gatewayApi.routes;
-    const hosts: Record<string, string> = {
-        api: `api.${d}`,
-        tasks: `tasks.${d}`,
-        apiKeys: `api-keys.${d}`,
-        invocation: `invocation.${d}`,
-        invocationWildcard: `*.invocation.${d}`,
-        sis: `sis.${d}`,
-        reval: `reval.${d}`,
-        // The routes chart serves llm. even with the LLM addon off.
-        llm: `llm.${d}`,
-    };
-    if (r.nvcfApi.grpc.enabled) hosts.apiGrpc = r.nvcfApi.grpc.hostnames[0] ?? `api-grpc.${d}`;
-    if (r.nvctApi.grpc.enabled) hosts.tasksGrpc = r.nvctApi.grpc.hostnames[0] ?? `tasks-grpc.${d}`;
-    if (cp.addons.vanityGateway.enabled) hosts.vanity = r.vanityGateway.hostnames[0] ?? `vanity.${d}`;
-    if (cp.addons.nvcfUi.enabled) hosts.nvcfUi = `nvcf-ui.${d}`;
-    return hosts;
-}
