@@ -24,7 +24,12 @@ export function readRawConfig(): RawConfig {
         .sort();
     const values: RawConfig["values"] = {};
     for (const key of STRUCTURED_KEYS) {
-        values[key] = config.getObject<unknown>(key);
+        try {
+            values[key] = config.getObject<unknown>(key);
+        } catch {
+            // Text that is not JSON (a map quoted into a string): the schema then says a string is not what the key takes.
+            values[key] = pulumi.runtime.getConfig(`${PROJECT}:${key}`);
+        }
     }
     const secrets: RawConfig["secrets"] = {};
     const plaintextSecretKeys: SecretKey[] = [];

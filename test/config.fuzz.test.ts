@@ -4,6 +4,7 @@ import { ConfigError, keyPath } from "../config/errors";
 import { PROJECT } from "../config/keys";
 import { devConfig, runProgramExpectingError } from "./support/harness";
 import { devRaw, parse } from "./support/raw-config";
+import { undocumented } from "./support/errors-doc";
 
 // Mutated stack configs, as a careless or hostile user would write them: each is either
 // accepted or rejected with a ConfigError naming the mutated key; nothing else is thrown, and
@@ -147,6 +148,7 @@ const names = (problemKey: string, key: string) =>
 describe(`fuzzing the config: ${CASES} mutated stacks, seed 0x${SEED.toString(16)}`, () => {
     const all = cases();
     const rejected: Case[] = [];
+    const messages: string[] = [];
 
     test("every case is accepted, or rejected with a ConfigError naming its key; nothing else is thrown", () => {
         let accepted = 0;
@@ -166,6 +168,7 @@ describe(`fuzzing the config: ${CASES} mutated stacks, seed 0x${SEED.toString(16
                 );
                 for (const line of error.message.split("\n").slice(1)) assert.match(line, /^ {2}- nvcf-self-managed:/, `case ${c.index}`);
                 rejected.push(c);
+                messages.push(...error.problems.map((p) => p.message));
             }
         }
         assert.ok(rejected.length > CASES / 2, `most mutations are rejected (${rejected.length} of ${CASES}, ${accepted} accepted)`);
@@ -182,5 +185,10 @@ describe(`fuzzing the config: ${CASES} mutated stacks, seed 0x${SEED.toString(16
             assert.ok(error.message.includes(keyOf(c.path).split(/[.[]/)[0]), `case ${c.index}: ${error.message}`);
             assert.deepEqual(resources, [], `case ${c.index}: registered ${resources.map((r) => r.urn).join(", ")}`);
         }
+    });
+
+    test("every message the rejected cases print has an entry in docs/errors.md", () => {
+        assert.ok(messages.length > 0);
+        assert.deepEqual(undocumented(messages), []);
     });
 });

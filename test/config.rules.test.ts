@@ -1171,3 +1171,13 @@ describe("free-form chart values: the fields Kubernetes takes only as strings", 
         );
     });
 });
+
+describe('a structured key whose value is one string, as `pulumi config set <key> "<yaml>"` stores it', () => {
+    test("is refused naming the key and the type, not with the SDK's JSON message", () => {
+        const { problems } = configError(devRaw({ values: { checks: "healthGate:\n  timeoutSeconds: 30" } }));
+        assert.deepEqual(
+            problems.map((p) => [p.key, p.message]),
+            [[`${P}:checks`, "Invalid input: expected object, received string"]],
+        );
+    });
+});

@@ -188,6 +188,16 @@ describe("ingress.gatewayApi.install", () => {
         assert.equal(release(mirrored, "eg").inputs.chart, "oci://mirror.example.com/envoyproxy/gateway-helm");
         assert.deepEqual(release(mirrored, "eg").inputs.values, { a: 1 });
     });
+    test("a structured key set as one string stops the program naming the key and the type, before anything is created", async () => {
+        const { config, secretKeys } = devConfig();
+        const { error, resources } = await runProgramExpectingError(
+            withConfig(config, { [`${P}:checks`]: "healthGate:\n  timeoutSeconds: 30" }),
+            secretKeys,
+        );
+        assert.match(error.message, /nvcf-self-managed:checks: Invalid input: expected object, received string/);
+        assert.doesNotMatch(error.message, /is not a valid JSON object/);
+        assert.deepEqual(resources, []);
+    });
     test("an unreadable CRD manifest stops the program, naming the key, before anything is created", async () => {
         const { config, secretKeys } = devConfig();
         const bad = withConfig(config, {
