@@ -24,7 +24,7 @@ import { assertProblems, devRaw } from "./support/raw-config";
 // NVIDIA's recommended Kyverno pull-secret mode. Off, the dev stack renders as before (the render
 // tests compare it byte for byte); on, these tests check the resources, their order and the values.
 
-const CRDS = path.resolve(__dirname, "e2e", "manifests", "gateway-api-crds.yaml");
+const CRDS = path.resolve(__dirname, "fixtures", "gateway-api-crds.yaml");
 const GATEWAY_ON = {
     ingress: { gatewayApi: { install: { enabled: true, crdsManifest: CRDS, envoyGateway: { version: "v1.2.1" } } } },
 };

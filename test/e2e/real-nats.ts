@@ -121,6 +121,11 @@ export class NatsClient {
         return answer;
     }
 
+    /** A stream of one replica on `subjects`, as NVCF's services create theirs (`$JS.API.STREAM.CREATE`). */
+    createStream(name: string, subjects: string, storage: string): Promise<unknown> {
+        return this.request(`$JS.API.STREAM.CREATE.${name}`, { name, subjects: [subjects], storage, num_replicas: 1 });
+    }
+
     /** Publishes `count` messages and waits until the server has taken them all. */
     async publish(subject: string, count: number): Promise<void> {
         for (let i = 0; i < count; i++) this.socket.write(`PUB ${subject} 2\r\nm${i % 10}\r\n`);

@@ -431,20 +431,10 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
         app = await nats.connect("APP");
         // As ICMS creates its streams: in memory, one replica.
         for (const name of ["CreateNvcaFunctionTaskStream", "TerminateNvcaStream"]) {
-            await app.request(`$JS.API.STREAM.CREATE.${name}`, {
-                name,
-                subjects: [`icms.${name}.>`],
-                storage: JSZ_STORAGE.memory,
-                num_replicas: 1,
-            });
+            await app.createStream(name, `icms.${name}.>`, JSZ_STORAGE.memory);
         }
         const a3 = await nats.connect("A3");
-        await a3.request("$JS.API.STREAM.CREATE.archive", {
-            name: "archive",
-            subjects: ["archive.>"],
-            storage: JSZ_STORAGE.file,
-            num_replicas: 1,
-        });
+        await a3.createStream("archive", "archive.>", JSZ_STORAGE.file);
         await a3.publish("archive.x", 3);
         a3.close();
         await app.publish("icms.CreateNvcaFunctionTaskStream.gpu-a", 4);

@@ -444,12 +444,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
     it("stops at the drain gate while a NATS memory stream holds messages, after the compute planes", { timeout: 15 * MIN }, async () => {
         // A stream as NVCF's services make theirs: in memory, one replica; two requests no worker took yet.
         app = await nats.connect("APP");
-        await app.request("$JS.API.STREAM.CREATE.requests", {
-            name: "requests",
-            subjects: ["requests.>"],
-            storage: JSZ_STORAGE.memory,
-            num_replicas: 1,
-        });
+        await app.createStream("requests", "requests.>", JSZ_STORAGE.memory);
         await app.publish("requests.gpu-e2e", 2);
         const { code, out } = await withControllers(() => upgrade(["--timeout", "3"]));
         assert.equal(code, 1, out);

@@ -1,4 +1,3 @@
-import * as http from "node:http";
 import { OPENBAO_API, type LeaderAnswer } from "../../components/contracts/openbao";
 import { healthAnswer, sealStatusAnswer } from "./openbao-answers";
 
@@ -10,7 +9,9 @@ import { healthAnswer, sealStatusAnswer } from "./openbao-answers";
  * `sys/storage/raft/configuration`, `sys/mounts` and the plugin catalog (token: 403
  * `permission denied` without it). A restarted member comes back sealed; its auto-unseal sidecar
  * unseals it after a few looks unless told it stays sealed; then it rejoins Raft, first as a
- * non-voter. No OpenBao binary is published where this project installs from (README, Tests).
+ * non-voter. For the unit suite, which runs without the end-to-end tools and needs answers a real
+ * server cannot be made to give; test/openbao-answers.test.ts holds its answers to a recording of
+ * the real OpenBao 2.5.5.
  */
 
 export interface FakeAnswer {
@@ -227,27 +228,4 @@ export class FakeOpenBaoMembers {
 /** A JWT plugin mount as `sys/mounts` lists it. */
 export function jwtMount(version: string, sha256: string, uuid: string, pinned = version): FakeMount {
     return { type: "vault-plugin-secrets-jwt", uuid, plugin_version: pinned, running_plugin_version: version, running_sha256: sha256 };
-}
-
-/**
- * The members behind the real API server's pod proxy, on one address (the pods' IP in the
- * test): the API server names the pod it proxies for in `X-Forwarded-Uri`
- * (`/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy/...`), which stands in for each pod's own IP.
- */
-export async function listenBehindPodProxy(members: FakeOpenBaoMembers, host: string, port: number): Promise<http.Server> {
-    const server = http.createServer((req, res) => {
-        req.resume();
-        req.on("end", () => {
-            const forwarded = String(req.headers["x-forwarded-uri"] ?? "");
-            const pod = /\/pods\/(?:https?:)?([a-z0-9-]+)(?::\d+)?\/proxy\//.exec(forwarded)?.[1] ?? "";
-            const answer = members.handle(pod, req.method ?? "GET", req.url ?? "/", req.headers["x-vault-token"] as string | undefined);
-            res.writeHead(answer.status, { "Content-Type": "application/json" });
-            res.end(answer.body === undefined ? "" : JSON.stringify(answer.body));
-        });
-    });
-    await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(port, host, () => resolve());
-    });
-    return server;
 }

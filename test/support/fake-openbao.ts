@@ -7,8 +7,8 @@ import { sealStatusAnswer } from "./openbao-answers";
  * An in-process OpenBao for exactly the paths the grant revocation uses, with OpenBao's HTTP
  * behaviour for them: `X-Vault-Token` auth (403 `{"errors":["permission denied"]}`), 503 while
  * sealed, DELETE answering 204 whether or not the object exists, LIST (`GET ?list=true`)
- * answering `{"data":{"keys":[...]}}` or 404 when empty, 404 for an unmounted path. Used where no
- * real OpenBao or Vault binary could be built (see README, Tests).
+ * answering `{"data":{"keys":[...]}}` or 404 when empty, 404 for an unmounted path. For the unit
+ * suite's faults; test/openbao-answers.test.ts holds its answers to a recording of the real OpenBao.
  */
 export class FakeOpenBao {
     readonly rootToken = "root";
