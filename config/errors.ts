@@ -29,7 +29,7 @@ export class ConfigError extends pulumi.RunError {
  * `auth`): its value is never echoed, since the pull-request workflow posts these messages.
  * `workerAuth` (a mode) is not one.
  */
-function credentialLike(name: string): boolean {
+export function credentialLike(name: string): boolean {
     if (/^auth$/i.test(name)) return true;
     const words = name.split(/(?<=[a-z0-9])(?=[A-Z])|[_-]/);
     return /^(password|passwd|passphrase|token|key|keys|secret|secrets|seed|credential|credentials|cert|kubeconfig)$/i.test(

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as pulumi from "@pulumi/pulumi";
+import { z } from "zod";
+import { credentialLike } from "../config/errors";
+import { structuredSettingsSchema } from "../config/keys";
+import { unwrap } from "../config/suggest";
 import { configError, devRaw, RawChanges } from "./support/raw-config";
 import { runDevExpectingError } from "./support/runs";
 
@@ -157,6 +161,46 @@ describe("a typo never prints a secret", () => {
             assert.ok(message.includes(`${key}: unknown key`), message);
             assert.ok(!message.includes(LEAK), `the value is printed: ${message}`);
         }
+    });
+
+    test("every credential-like key of the stack file, misspelled at each level of its path, never prints its value", () => {
+        // Every key the schema knows that is named like a credential (a compute plane's at index 0).
+        const paths: (string | number)[][] = [];
+        const walk = (schema: z.ZodType | undefined, at: (string | number)[]) => {
+            const inner = unwrap(schema);
+            if (!inner || at.length > 12) return;
+            const def = inner._zod.def as unknown as Record<string, unknown>;
+            if (inner instanceof z.ZodObject) {
+                for (const [k, child] of Object.entries(inner.shape)) {
+                    if (credentialLike(k)) paths.push([...at, k]);
+                    walk(child as z.ZodType, [...at, k]);
+                }
+            } else if (def.type === "array") walk(def.element as z.ZodType, [...at, 0]);
+        };
+        for (const [key, schema] of Object.entries(structuredSettingsSchema.shape)) walk(schema as z.ZodType, [key]);
+        assert.ok(paths.length >= 10, `credential-like keys: ${paths.map((p) => p.join(".")).join(", ")}`);
+        let cases = 0;
+        for (const path of paths) {
+            for (let level = 1; level < path.length; level++) {
+                if (typeof path[level] !== "string") continue;
+                // The path up to `level` misspelled there (a letter dropped), holding the rest with the secret at its end.
+                let value: unknown = LEAK;
+                for (let i = path.length - 1; i > level; i--) value = typeof path[i] === "number" ? [value] : { [path[i]]: value };
+                const typo = String(path[level]).slice(0, -1) || "x";
+                let values: unknown = { [typo]: value };
+                for (let i = level - 1; i >= 1; i--) values = typeof path[i] === "number" ? [values] : { [path[i]]: values };
+                const changes = { values: { [path[0]]: values } } as RawChanges;
+                let message = "";
+                try {
+                    message = configError(devRaw(changes)).message;
+                } catch {
+                    continue; // A typo that happens to parse (an optional key's value dropped) prints nothing.
+                }
+                cases++;
+                assert.ok(!message.includes(LEAK), `${path.join(".")} misspelled at ${String(path[level])}: ${message}`);
+            }
+        }
+        assert.ok(cases >= paths.length, `${cases} cases`);
     });
 
     test("a bad value under a key named like a credential is not echoed; other values are", () => {

@@ -63,6 +63,17 @@ describe("no secret in any message", () => {
         });
     }
 
+    for (const key of SECRET_KEYS) {
+        test(`${key}, misspelled in the stack file: the program names the unknown key, and its value is nowhere`, async () => {
+            const { config, secretKeys } = devConfig();
+            const typo = `${PROJECT}:${key.slice(0, -1)}`;
+            const { result, text } = await printed(() => runProgramExpectingError({ ...config, [typo]: `v-${MARK}` }, secretKeys));
+            assert.ok(result.error.message.includes(`${typo}: unknown`), result.error.message);
+            assert.ok(!result.error.message.includes(MARK), `the message holds the value: ${result.error.message}`);
+            assert.ok(!text.includes(MARK), "a log line holds the value");
+        });
+    }
+
     test("the form check itself reports positions only, for every key", () => {
         for (const key of SECRET_KEYS) {
             const problems = secretFormProblems(key, MALFORMED[key]);
