@@ -190,7 +190,7 @@ describe("a typo never prints a secret", () => {
                 let values: unknown = { [typo]: value };
                 for (let i = level - 1; i >= 1; i--) values = typeof path[i] === "number" ? [values] : { [path[i]]: values };
                 const changes = { values: { [path[0]]: values } } as RawChanges;
-                let message = "";
+                let message: string;
                 try {
                     message = configError(devRaw(changes)).message;
                 } catch {
