@@ -1,6 +1,7 @@
 /**
- * docs/errors.md says it lists every message: every message template of the settings (config/) and
- * the ones the commands print for a bad stack file, a missing tool or kubeconfig, each has an entry.
+ * docs/errors.md says it lists every message: every message template of the settings (config/),
+ * every message the components and the commands throw, and the ones the commands print for a bad
+ * stack file, a missing tool or kubeconfig, each has an entry.
  * (The fuzz test holds the messages its rejected stacks print to the same file.)
  */
 import assert from "node:assert/strict";
@@ -9,7 +10,7 @@ import * as path from "node:path";
 import { describe, test } from "node:test";
 import { PULUMI_CLI_MISSING } from "../scripts/lib/pulumi-errors";
 import { noDefaultKubeconfig } from "../components/providers/kube-access";
-import { documentedMessages, undocumented, undocumentedTemplates } from "./support/errors-doc";
+import { documentedMessages, templateDocumented, thrownTemplates, undocumented, undocumentedTemplates } from "./support/errors-doc";
 
 const ROOT = path.resolve(__dirname, "..");
 
@@ -20,6 +21,8 @@ describe("docs/errors.md has an entry for every message", () => {
         assert.ok(documented.length > 100, `${documented.length} patterns`);
         assert.ok(documented.some((d) => d.re.test("Invalid input: expected object, received string")));
         assert.ok(!documented.some((d) => d.re.test("a message nobody wrote")));
+        assert.equal(templateDocumented("a brand new failure of ${x} that nobody wrote down", documented), false);
+        assert.equal(templateDocumented("the kubeconfig has no context ${access.context}", documented), true);
     });
 
     test("every message template of the settings' schemas and rules", () => {
@@ -30,6 +33,23 @@ describe("docs/errors.md has an entry for every message", () => {
                 undocumentedTemplates(fs.readFileSync(path.join(ROOT, "config", f), "utf8"), documented).map((m) => `${f}: ${m}`),
             );
         assert.deepEqual(missing, []);
+    });
+
+    test("every message the program's components and the commands throw", () => {
+        // The repository's own test and CI harness (not what a user runs): the pull-request workflow's
+        // replay and the mock engine's guards over the SDK.
+        const harness = /^scripts\/lib\/(workflow\/|sdk-internals\.ts|mock-engine\.ts|closure-cache\.ts)/;
+        const files = (dir: string): string[] =>
+            fs
+                .readdirSync(path.join(ROOT, dir), { withFileTypes: true })
+                .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
+        const thrown = [...files("components"), ...files(path.join("scripts", "lib"))].filter((f) => !harness.test(f));
+        const templates = thrown.flatMap((f) => thrownTemplates(fs.readFileSync(path.join(ROOT, f), "utf8")).map((t) => [f, t] as const));
+        assert.ok(templates.length > 100, `${templates.length} messages`);
+        assert.deepEqual(
+            templates.filter(([, t]) => !templateDocumented(t, documented)).map(([f, t]) => `${f}: ${t}`),
+            [],
+        );
     });
 
     test("the messages of the commands for a bad stack file, a missing CLI or kubeconfig, an unknown revision", () => {

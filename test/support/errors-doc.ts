@@ -24,7 +24,7 @@ export function documentedMessages(file = path.resolve(__dirname, "..", "..", "d
             return (
                 [full, ...(afterKey ? [afterKey] : [])]
                     // A span that is mostly holes (`…`, `<name>`) names no message.
-                    .filter((text) => text.replace(/<[^>]+>|…|\.\.\./g, "").trim().length >= 8)
+                    .filter((text) => text.replace(/<[^>]+>|…|\.\.\.|\s/g, "").length >= 4)
                     .map((text) => ({ text, re: wildcards(text, /( ?(?:<[^>]+>|…|\.\.\.) ?)/) }))
             );
         });
@@ -55,9 +55,51 @@ export function undocumentedTemplates(source: string, documented = documentedMes
     const templates = [...source.matchAll(/message:\s*("(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`)/g)].map((m) =>
         m[1].slice(1, -1).replace(/\\(["`])/g, "$1"),
     );
-    return templates.filter((t) => {
-        const sample = t.replace(/\$\{[^}]*\}/g, "X");
-        const re = wildcards(t, /(\$\{[^}]*\})/);
-        return !documented.some((d) => d.re.test(sample) || re.test(d.text));
-    });
+    return templates.filter((t) => !templateDocumented(t, documented));
+}
+
+/**
+ * Whether a message template (`…${x}…`) has an entry: a documented pattern matches it with each
+ * `${…}` as text; or it, with each `${…}` as any text, matches a documented message; or a
+ * documented message holds each of its words-long fixed parts, in order (the entry names a
+ * value the template leaves open, as `preflight of the control plane failed`).
+ */
+export function templateDocumented(given: string, documented: readonly Documented[]): boolean {
+    // Code spans cannot hold a backtick, so the entries quote commands without them.
+    const template = given.replace(/`/g, "");
+    const sample = template.replace(/\$\{[^}]*\}/g, "X");
+    const re = wildcards(template, /(\$\{[^}]*\})/);
+    const parts = template
+        .split(/\$\{[^}]*\}/)
+        .map((p) =>
+            p
+                .replace(/\\n/g, " ")
+                .trim()
+                .replace(/^[:;,.(]+|[:;,.)]+$/g, "")
+                .trim(),
+        )
+        .filter((p) => p.length >= 4);
+    const inOrder = (text: string) => {
+        let from = 0;
+        for (const p of parts) {
+            const at = text.indexOf(p, from);
+            if (at < 0) return false;
+            from = at + p.length;
+        }
+        return parts.length > 0;
+    };
+    return documented.some((d) => d.re.test(sample) || re.test(d.text) || inOrder(d.text));
+}
+
+/** The messages thrown in `source` (`new Error(…)`, `RunError`, the commands' usage errors) as templates. */
+export function thrownTemplates(source: string): string[] {
+    return [
+        ...source.matchAll(/new (?:pulumi\.RunError|Error|UsageError|Stop|StackFileError)\(\s*("(?:[^"\\]|\\.)*"|`(?:[^`\\]|\\.)*`)/g),
+    ].map((m) =>
+        m[1]
+            .slice(1, -1)
+            .replace(/\\`/g, "`")
+            // A template cut at a nested template literal: up to its last whole part.
+            .replace(/\$\{[^}]*$/, ""),
+    );
 }
