@@ -196,9 +196,12 @@ describe("the receipt and the stateful releases in the program", () => {
         assert.deepEqual((run.outputs.upgrade as { bundleRelease: string; receipt: string }).bundleRelease, "0.8.0");
     });
 
-    test("what is installed comes from the stack's own last update (a StackReference to itself)", () => {
-        const ref = run.resources.find((r) => r.type === "pulumi:pulumi:StackReference")!;
-        assert.equal(ref.inputs.name, "organization/nvcf-self-managed/test");
+    test("an update (as the mocks run the program) reads no StackReference: the engine rewrites the checkpoint meanwhile", () => {
+        // The preview reads the stack's own last update for the restart warning (test/e2e/upgrade.test.ts: a plain preview warns).
+        assert.deepEqual(
+            run.resources.filter((r) => r.type === "pulumi:pulumi:StackReference").map((r) => r.name),
+            [],
+        );
     });
 
     test("the receipt's data round-trips, its keys sorted; something else in its place is not a receipt", () => {

@@ -33,7 +33,8 @@ export interface BundleOutputs {
 /**
  * The environment's bundle release: the upgrade receipt, written last, and the warning a plain
  * `pulumi up` gives when it would restart NATS, OpenBao or Cassandra of an installed environment.
- * What is installed comes from this stack's own last update (a StackReference to itself).
+ * What is installed comes from this stack's own last update (a StackReference to itself, read
+ * in previews only).
  */
 export class Bundle extends pulumi.ComponentResource {
     readonly receipt: k8s.core.v1.ConfigMap;
@@ -59,18 +60,25 @@ export class Bundle extends pulumi.ComponentResource {
         const deployed = releaseStates(
             Object.fromEntries(Object.entries(args.controlPlane.releases).map(([n, r]) => [n, { version: r.version, values: r.values }])),
         );
-        const stack = pulumi.getStack();
-        const installed = new pulumi.StackReference(
-            `${name}-installed`,
-            { name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${stack}` },
-            { parent: this },
-        );
-        const previous = installed.getOutput("upgrade") as pulumi.Output<{ statefulReleases?: Record<string, ReleaseState> } | undefined>;
-        pulumi.all([previous, releaseStates(args.controlPlane.goals)]).apply(([before, desired]) => {
-            for (const w of restartWarnings(before?.statefulReleases, desired, stack)) {
-                void pulumi.log.warn(w.message, args.controlPlane.releases[w.release]);
-            }
-        });
+        // The warning belongs to the preview (`pulumi up` previews first). During an update the
+        // engine rewrites this stack's checkpoint while a reference to it would read it, and the
+        // file backend then fails the read ("failed to load checkpoint: EOF"): no reference there.
+        if (pulumi.runtime.isDryRun()) {
+            const stack = pulumi.getStack();
+            const installed = new pulumi.StackReference(
+                `${name}-installed`,
+                { name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${stack}` },
+                { parent: this },
+            );
+            const previous = installed.getOutput("upgrade") as pulumi.Output<
+                { statefulReleases?: Record<string, ReleaseState> } | undefined
+            >;
+            pulumi.all([previous, releaseStates(args.controlPlane.goals)]).apply(([before, desired]) => {
+                for (const w of restartWarnings(before?.statefulReleases, desired, stack)) {
+                    void pulumi.log.warn(w.message, args.controlPlane.releases[w.release]);
+                }
+            });
+        }
 
         this.outputs = { bundleRelease: args.release.release, receipt: `${RECEIPT.namespace}/${RECEIPT.name}`, statefulReleases: deployed };
         this.registerOutputs(this.outputs);
