@@ -73,30 +73,71 @@ describe("recover: a Helm release whose install was interrupted", () => {
         assert.equal(d.helm?.kind, "uninstall");
     });
 
-    it("holding PersistentVolumeClaims: never uninstalled; stops with the steps naming the claims", () => {
-        const d = run({ op: creating, facts: helmFacts([rev(1, "pending-install")], { claims: ["data-nats-0"] }) });
-        assert.equal(d.helm, undefined);
-        assert.equal(d.edit, undefined);
-        assert.ok(d.stop && d.stop.length > 0);
-        const steps = d.stop!.join("\n");
-        assert.match(d.found, /holds data: PersistentVolumeClaims data-nats-0/);
-        assert.match(steps, /helm -n nats-system history nats/);
-        assert.match(steps, /kubectl -n nats-system delete pvc data-nats-0/);
-        assert.match(steps, /npm run recover -- --stack dev again, and pulumi up/);
+    const claim = (name: string, bound: boolean, createdAt?: string) => ({ name, bound, ...(createdAt ? { createdAt } : {}) });
+    const begun = (status: string) => ({ ...rev(1, status), recordedAt: "2026-12-03T10:00:05Z" });
+
+    it("a volume of it is bound: never uninstalled, even with --yes; stops with the steps naming every claim", () => {
+        for (const confirmed of [false, true]) {
+            const d = run({
+                op: creating,
+                confirmed,
+                facts: helmFacts([begun("pending-install")], {
+                    claims: [claim("data-nats-0", true, "2026-12-03T10:00:09Z"), claim("data-nats-1", false, "2026-12-03T10:00:09Z")],
+                }),
+            });
+            assert.equal(d.helm, undefined);
+            assert.equal(d.edit, undefined);
+            assert.equal(d.confirm, undefined, "--yes does not lift it");
+            const steps = d.stop!.join("\n");
+            assert.match(
+                d.found,
+                /holds data: PersistentVolumeClaims data-nats-0 \(bound to a volume, made during this install\), data-nats-1 \(not bound to any volume, made during this install\)/,
+            );
+            assert.match(steps, /helm -n nats-system history nats/);
+            assert.match(steps, /kubectl -n nats-system delete pvc data-nats-0 data-nats-1/);
+            assert.match(steps, /npm run recover -- --stack dev again, and pulumi up/);
+        }
     });
 
-    it("a chart that declares volumes, or a release the catalog marks as keeping data, is never uninstalled either", () => {
-        assert.ok(run({ op: creating, facts: helmFacts([rev(1, "pending-install")], { declaresVolumes: true }) }).stop);
-        const cassandra = op("creating", helmRelease("cassandra", "cassandra-system"));
+    it("a bound claim made before this install (an earlier installation's volume) is told apart", () => {
         const d = run({
-            op: cassandra,
-            facts: helmFacts([rev(1, "pending-install")]),
-            dataReleases: new Set(["cassandra", "openbao-server"]),
+            op: creating,
+            facts: helmFacts([begun("pending-install")], { claims: [claim("data-nats-0", true, "2026-12-01T08:00:00Z")] }),
         });
+        assert.match(d.found, /data-nats-0 \(bound to a volume, made before this install\)/);
         assert.ok(d.stop);
-        assert.match(d.found, /the catalog marks it as keeping data/);
-        assert.match(d.stop!.join(" "), /helm -n cassandra-system uninstall cassandra \(no PersistentVolumeClaim of it exists yet\)/);
-        assert.equal(d.helm, undefined);
+    });
+
+    it("holds data but no volume is bound: left until --yes, which uninstalls it and says its generated secrets will be new", () => {
+        const cassandra = op("creating", helmRelease("cassandra", "cassandra-system"));
+        const dataReleases = new Set(["cassandra", "openbao-server"]);
+        for (const facts of [
+            helmFacts([begun("pending-install")]),
+            helmFacts([begun("failed")], { declaresVolumes: true, claims: [claim("data-cassandra-0", false, "2026-12-03T10:00:06Z")] }),
+        ]) {
+            const asked = run({ op: cassandra, facts, dataReleases });
+            assert.equal(asked.helm, undefined);
+            assert.equal(asked.edit, undefined);
+            assert.equal(asked.confirm, true);
+            assert.match(
+                asked.found,
+                /it is a release that holds data \(the catalog marks it as keeping data; .*so nothing it wrote to a volume was kept\)/,
+            );
+            assert.match(asked.will, /until you confirm with --yes/);
+            assert.match(
+                asked.stop!.join(" "),
+                /npm run recover -- --stack dev --yes uninstalls it \(helm -n cassandra-system uninstall cassandra\).*the secrets its chart generates at install \(passwords, keys\) will be new/,
+            );
+
+            const confirmed = run({ op: cassandra, facts, dataReleases, confirmed: true });
+            assert.equal(confirmed.stop, undefined);
+            assert.deepEqual(confirmed.helm, { kind: "uninstall", name: "cassandra", namespace: "cassandra-system" });
+            assert.deepEqual(confirmed.edit, { kind: "clear", urn: cassandra.resource.urn });
+            assert.match(confirmed.will, /confirmed with --yes.*will be new/);
+        }
+        const none = run({ op: cassandra, facts: helmFacts([begun("pending-install")]), dataReleases });
+        assert.match(none.found, /no PersistentVolumeClaim of it exists/);
+        assert.ok(run({ op: creating, facts: helmFacts([rev(1, "pending-install")], { declaresVolumes: true }) }).confirm);
     });
 
     it("a release with history from before this run is not this stack's: it stops", () => {
@@ -112,11 +153,65 @@ describe("recover: a Helm release whose install was interrupted", () => {
         assert.equal(d.edit, undefined);
     });
 
-    it("a cluster that cannot be asked: it stops and guesses nothing", () => {
+    it("a cluster that cannot be asked: it stops and guesses nothing, and its operation must stay in the state", () => {
         const d = run({ op: creating, facts: { kind: "unreachable", reason: "connect ECONNREFUSED" } });
         assert.ok(d.stop);
+        assert.equal(d.keep, true);
         assert.match(d.found, /ECONNREFUSED/);
         assert.equal(d.edit, undefined);
+    });
+});
+
+describe("recover: a pending create beside a recorded resource of the same name", () => {
+    const release = helmRelease("nats", "nats-system");
+    const recorded = { ...release, id: "nats-system/nats", outputs: { status: { revision: 1 } } };
+
+    it("the same release, created and recorded by a later run: the left-over create is cleared, the release untouched", () => {
+        // Whatever Helm holds: the facts of a recorded, deployed release would otherwise read as "finished, not recorded".
+        const d = run({ op: op("creating", release), recorded, facts: helmFacts([rev(1, "deployed")]) });
+        assert.deepEqual(d.edit, { kind: "clear", urn: release.urn });
+        assert.equal(d.helm, undefined);
+        assert.equal(d.refresh, false);
+        assert.match(d.found, /left over from an earlier run; a later run created it and recorded it \(id nats-system\/nats\)/);
+        const ns = object("Namespace", "nvcf");
+        const obj = run({ op: op("creating", ns), recorded: { ...ns, id: "nvcf" }, facts: objectFacts({ namespaced: false }) });
+        assert.deepEqual(obj.edit, { kind: "clear", urn: ns.urn });
+        const cm = object("ConfigMap", "receipt");
+        assert.equal(
+            run({ op: op("creating", cm), recorded: { ...cm, id: "default/receipt" }, facts: objectFacts({}) }).edit?.kind,
+            "clear",
+        );
+    });
+
+    it("a replacement created before the old one is deleted (another name): recorded never, stopped when it finished in the cluster", () => {
+        const moved = { ...release, inputs: { ...release.inputs, namespace: "nats-new" } };
+        const finished = run({ op: op("creating", moved), recorded, facts: helmFacts([{ ...rev(1, "deployed"), namespace: "nats-new" }]) });
+        assert.equal(finished.edit, undefined, "not adopted beside the old one");
+        assert.match(
+            finished.found,
+            /an interrupted replacement: Helm installed the new release nats-new\/nats .*beside the old one \(id nats-system\/nats\)/,
+        );
+        assert.match(finished.stop!.join(" "), /helm -n nats-new uninstall nats/);
+        assert.deepEqual(run({ op: op("creating", moved), recorded, facts: helmFacts([]) }).edit, { kind: "clear", urn: release.urn });
+        assert.equal(
+            run({ op: op("creating", moved), recorded, facts: helmFacts([rev(1, "pending-install")]) }).helm?.kind,
+            "uninstall",
+            "a replacement stuck pending-install without data is uninstalled as any first install",
+        );
+        const ds = object("DaemonSet", "node-inotify-tuner", "kube-system", "apps/v1");
+        const objStop = run({
+            op: op("creating", ds),
+            recorded: { ...ds, id: "kube-system/node-inotify-tuner-old" },
+            facts: objectFacts({ fieldManager: "pulumi-kubernetes-1" }),
+        });
+        assert.equal(objStop.edit, undefined);
+        assert.match(objStop.stop!.join(" "), /kubectl delete daemonset node-inotify-tuner -n kube-system/);
+    });
+
+    it("the same operation written twice (runs killed one after another): the second copy is cleared without a look", () => {
+        const d = run({ op: op("creating", release), repeated: true, facts: { kind: "none" } });
+        assert.deepEqual(d.edit, { kind: "clear", urn: release.urn });
+        assert.match(d.found, /a second time/);
     });
 });
 
@@ -129,6 +224,13 @@ describe("recover: a Helm release whose upgrade was interrupted", () => {
         assert.deepEqual(d.edit, { kind: "record", urn: updating.resource.urn });
         assert.equal(d.refresh, true);
         assert.equal(d.helm, undefined);
+    });
+
+    it("rolled back by an earlier recover whose state was not written: cleared and read, never recorded as finished", () => {
+        const rollback = { ...rev(3, "deployed"), description: "Rollback to 2" };
+        const d = run({ op: updating, recorded, facts: helmFacts([rev(1, "superseded"), rev(2, "superseded"), rollback]) });
+        assert.deepEqual(d.edit, { kind: "clear", urn: updating.resource.urn });
+        assert.match(d.found, /Helm rolled it back \(revision 3, "Rollback to 2"\)/);
     });
 
     it("it never reached Helm: cleared; the next up upgrades", () => {
@@ -147,7 +249,7 @@ describe("recover: a Helm release whose upgrade was interrupted", () => {
         const d = run({
             op: updating,
             recorded,
-            facts: helmFacts([rev(2, "deployed"), rev(3, "pending-upgrade")], { claims: ["data-0"] }),
+            facts: helmFacts([rev(2, "deployed"), rev(3, "pending-upgrade")], { claims: [{ name: "data-0", bound: true }] }),
             dataReleases: new Set(["nats"]),
         });
         assert.equal(d.helm?.kind, "rollback");

@@ -59,7 +59,8 @@ class MemoryStack implements PulumiStack {
     async import(state: ExportedState) {
         this.locked();
         this.imports.push(state);
-        this.state = structuredClone(state);
+        // As `pulumi stack import` does (pulumi/pulumi pkg/cmd/pulumi/stack/io.go): every pending operation is dropped.
+        this.state = structuredClone({ ...state, deployment: { ...state.deployment, pending_operations: [] } });
     }
     async refresh(urns: readonly string[], onOutput: (t: string) => void) {
         this.locked();
@@ -243,14 +244,23 @@ describe("recover: the command against fakes", () => {
         assert.ok(!out.includes("s3cret") && !out.includes("secret kubeconfig"), "no secret in the output");
     });
 
-    it("a release stuck pending-install without helm on PATH: stops before changing anything, with the helm command", async () => {
+    it("a release stuck pending-install without helm on PATH: the state is not changed (its operation must stay), the helm command printed", async () => {
         putNats("pending-install");
         helmVersion = undefined;
-        const stack = new MemoryStack(stateWith([op("creating", helmRelease("nats", "nats-system"))]));
+        const ns = object("Namespace", "nvcf");
+        const stack = new MemoryStack(stateWith([op("creating", helmRelease("nats", "nats-system")), op("creating", ns)]));
         assert.equal(await recover(options(), deps(stack), io), 1);
-        assert.match(out, /takes the helm CLI \(3\.x\), and there is none on PATH; nothing was changed/);
+        assert.match(
+            out,
+            /there is no helm CLI \(3\.x\) on PATH: the 1 release\(s\) that need a rollback or an uninstall stay as they were/,
+        );
         assert.match(out, /helm uninstall nats --namespace nats-system --timeout 900s/);
-        assert.equal(stack.imports.length, 0);
+        assert.match(
+            out,
+            /Stopped: the stack's state was not changed: 1 pending operation\(s\) must stay in it until this command can resolve them/,
+        );
+        assert.equal(stack.imports.length, 0, "an import would drop the release's operation too");
+        assert.equal(stack.state.deployment.pending_operations!.length, 2);
     });
 
     it("a release stuck pending-install with helm: uninstalled with the provider's kubeconfig, then the create cleared", async () => {
@@ -273,26 +283,97 @@ describe("recover: the command against fakes", () => {
         assert.ok(!stack.imports[0].deployment.resources!.some((r) => r.urn === release.urn), "not adopted");
     });
 
-    it("Cassandra stuck pending-install with its claims: nothing is uninstalled or changed; exit 1 with the steps", async () => {
+    const putCassandra = (status: HelmReleaseStatus) =>
         fake.putRelease({
             name: "cassandra",
             namespace: "cassandra-system",
             revision: 1,
             chart: "helm-nvcf-cassandra",
             version: "0.20.1",
-            status: "pending-install",
+            status,
+            created: "2026-12-01T11:00:00Z",
             manifest: "kind: StatefulSet\nmetadata:\n  name: cassandra\nspec:\n  volumeClaimTemplates:\n  - metadata:\n      name: data\n",
         });
-        fake.put("/api/v1/namespaces/cassandra-system/persistentvolumeclaims/data-cassandra-0", { metadata: { name: "data-cassandra-0" } });
-        const stack = new MemoryStack(
-            stateWith([op("creating", helmRelease("cassandra", "cassandra-system")), op("creating", helmRelease("nats", "nats-system"))]),
-        );
-        assert.equal(await recover(options(), deps(stack), io), 1);
-        assert.match(out, /holds data: the catalog marks it as keeping data; PersistentVolumeClaims data-cassandra-0/);
-        assert.match(out, /Stopped: nothing of the pending operations was changed/);
+    const putClaim = (phase: "Bound" | "Pending", created = "2026-12-01T11:00:03Z") =>
+        fake.put("/api/v1/namespaces/cassandra-system/persistentvolumeclaims/data-cassandra-0", {
+            metadata: { name: "data-cassandra-0", creationTimestamp: created },
+            status: { phase },
+        });
+
+    it("Cassandra stuck pending-install with a bound claim: left as it was, even with --yes; the release beside it is resolved", async () => {
+        putCassandra("pending-install");
+        putClaim("Bound");
+        putNats("pending-install");
+        const cassandra = helmRelease("cassandra", "cassandra-system");
+        const stack = new MemoryStack(stateWith([op("creating", cassandra), op("creating", helmRelease("nats", "nats-system"))]));
+        assert.equal(await recover(options({ yes: true }), deps(stack), io), 1);
+        assert.match(out, /data-cassandra-0 \(bound to a volume, made during this install\)/);
         assert.match(out, /kubectl -n cassandra-system delete pvc data-cassandra-0/);
-        assert.deepEqual(helmCalls, []);
+        assert.deepEqual(
+            helmCalls.map((c) => `${c.action.kind} ${c.action.name}`),
+            ["uninstall nats"],
+            "nats (no data) uninstalled; Cassandra not, even with --yes",
+        );
+        assert.equal(stack.imports.length, 1);
+        assert.deepEqual(stack.state.deployment.pending_operations, [], "the import drops Cassandra's operation with the rest");
+        assert.match(
+            out,
+            /What recover did:\n {2}- Helm release nats-system\/nats \(control-plane-nats\): uninstalled it, cleared the pending operation/,
+        );
+        assert.match(
+            out,
+            /What it did not do:\n {2}- Helm release cassandra-system\/cassandra \(control-plane-cassandra\): left it as it was in the cluster \(needs you\)/,
+        );
+        assert.match(
+            out,
+            /Stopped: 1 pending operation\(s\) left as they were in the cluster, everything else is resolved; the next `pulumi up` can fail only on these/,
+        );
+        assert.doesNotMatch(out, /Done: the next/);
+    });
+
+    it("Cassandra's first install with no bound volume: the report asks for --yes and changes nothing; with it, both releases are uninstalled and it says Cassandra's secrets will be new", async () => {
+        putCassandra("pending-install");
+        putClaim("Pending");
+        putNats("pending-install");
+        const cassandra = helmRelease("cassandra", "cassandra-system");
+        const stack = new MemoryStack(stateWith([op("creating", cassandra), op("creating", helmRelease("nats", "nats-system"))]));
+        assert.equal(await recover(options(), deps(stack), io), 1);
+        assert.match(
+            out,
+            /data-cassandra-0 \(not bound to any volume, made during this install\), so nothing it wrote to a volume was kept/,
+        );
+        assert.match(out, /npm run recover -- --stack dev --yes uninstalls it/);
+        assert.match(out, /Stopped: the stack's state was not changed/);
+        assert.match(out, /Helm release nats-system\/nats \(control-plane-nats\): found .*; once that is done, would uninstall it/);
+        assert.equal(helmCalls.length, 0, "one confirmation first, then everything");
         assert.equal(stack.imports.length, 0);
+
+        out = "";
+        assert.equal(await recover(options({ yes: true }), deps(stack), io), 0, out);
+        assert.deepEqual(
+            helmCalls.map((c) => `${c.action.kind} ${c.action.name}`),
+            ["uninstall cassandra", "uninstall nats"],
+        );
+        assert.match(
+            out,
+            /will uninstall it \(helm -n cassandra-system uninstall cassandra, confirmed with --yes\).*the secrets its chart generates at install \(passwords, keys\) will be new/,
+        );
+        assert.deepEqual(stack.state.deployment.pending_operations, []);
+        assert.match(out, /Done: the next `pulumi up`/);
+    });
+
+    it("a pending create a later run recorded is cleared without touching the release, and not reported again", async () => {
+        putNats("deployed");
+        const release = helmRelease("nats", "nats-system");
+        const recorded = { ...release, id: "nats-system/nats", outputs: { ...release.inputs, status: { revision: 1 } } };
+        const stack = new MemoryStack(stateWith([op("creating", release)], [recorded]));
+        assert.equal(await recover(options(), deps(stack), io), 0, out);
+        assert.match(out, /found a pending create left over from an earlier run/);
+        assert.deepEqual(helmCalls, []);
+        assert.equal(stack.state.deployment.resources!.filter((r) => r.urn === release.urn).length, 1, "recorded once");
+        out = "";
+        assert.equal(await recover(options(), deps(stack), io), 0, out);
+        assert.match(out, /Pending operations:\n {2}- none/);
     });
 
     it("helm fails: stops with Helm's message, the state unchanged; a CLI failure shows its stderr only", async () => {
@@ -309,8 +390,10 @@ describe("recover: the command against fakes", () => {
             },
         };
         assert.equal(await recover(options(), broken, io), 1);
-        assert.match(out, /helm uninstall nats failed: .*; the stack's state was not changed\./);
-        assert.equal(stack.imports.length, 0);
+        assert.match(out, /not done: helm uninstall nats failed: .*context deadline exceeded/);
+        assert.match(out, /Stopped: the stack's state was not changed/);
+        assert.match(out, /Fix what Helm says \(helm -n nats-system history nats\)/);
+        assert.equal(stack.imports.length, 0, "the state is as it was");
 
         out = "";
         const noPassphrase = new MemoryStack(stateWith([]));
@@ -452,12 +535,14 @@ describe("recover: the file backend, locks and the cluster's facts", () => {
                 version: "0.1",
                 status,
                 manifest: "kind: PersistentVolumeClaim\nmetadata:\n  name: vm-data\n",
+                created: `2026-12-01T1${revision}:00:00Z`,
             });
         }
         fake.putRelease({ name: "other", namespace: "monitoring", revision: 1, chart: "x", version: "1", status: "deployed" });
         fake.put("/api/v1/namespaces/monitoring/persistentvolumeclaims/vm-data", { metadata: { name: "vm-data" } });
         fake.put("/api/v1/namespaces/monitoring/persistentvolumeclaims/by-label", {
-            metadata: { name: "by-label", labels: { "app.kubernetes.io/instance": "vm" } },
+            metadata: { name: "by-label", labels: { "app.kubernetes.io/instance": "vm" }, creationTimestamp: "2026-12-01T11:00:03Z" },
+            status: { phase: "Bound" },
         });
         fake.put("/api/v1/namespaces/monitoring/persistentvolumeclaims/someone-elses", { metadata: { name: "someone-elses" } });
         const facts = await helmFacts(kube, "monitoring", "vm");
@@ -465,7 +550,15 @@ describe("recover: the file backend, locks and the cluster's facts", () => {
             facts.history.map((r) => `${r.revision} ${r.status}`),
             ["1 deployed", "2 pending-upgrade"],
         );
-        assert.deepEqual(facts.claims, ["by-label", "vm-data"]);
+        assert.deepEqual(
+            facts.history.map((r) => r.recordedAt),
+            ["2026-12-01T11:00:00Z", "2026-12-01T12:00:00Z"],
+            "when each record was stored",
+        );
+        assert.deepEqual(facts.claims, [
+            { name: "by-label", bound: true, createdAt: "2026-12-01T11:00:03Z" },
+            { name: "vm-data", bound: false },
+        ]);
         assert.equal(facts.declaresVolumes, true);
         assert.deepEqual(await helmFacts(kube, "monitoring", "absent"), { history: [], claims: [], declaresVolumes: false });
     });
@@ -538,7 +631,7 @@ describe("recover: the command line", () => {
         const dirs: string[] = [];
         const stack = new MemoryStack(stateWith([]));
         const code = await recoverCli(
-            ["--stack", "dev", "--dry-run", "--force", "--dir", "."],
+            ["--stack", "dev", "--dry-run", "--force", "--yes", "--dir", "."],
             io,
             {},
             {

@@ -26,3 +26,6 @@ export const HELM_RELEASE_STATUS = [
 ] as const;
 
 export type HelmReleaseStatus = (typeof HELM_RELEASE_STATUS)[number];
+
+/** The description Helm gives the revision a rollback writes (`pkg/action/rollback.go`): `Rollback to <revision>`. */
+export const HELM_ROLLBACK_DESCRIPTION = "Rollback to ";

@@ -47,13 +47,13 @@ export async function installedReleases(kube: Kube, namespaces: readonly string[
 
 interface HelmSecret {
     readonly type?: string;
-    readonly metadata?: { readonly labels?: Record<string, string> };
+    readonly metadata?: { readonly labels?: Record<string, string>; readonly creationTimestamp?: string };
     readonly data?: { readonly release?: string };
 }
 
 /** The part of Helm's release record the tools read. */
 interface HelmRecord {
-    readonly info?: { readonly status?: string };
+    readonly info?: { readonly status?: string; readonly description?: string };
     readonly chart?: { readonly metadata?: { readonly name?: string; readonly version?: string } };
     readonly manifest?: string;
 }
@@ -85,6 +85,10 @@ function decodeRelease(name: string, namespace: string, revision: number, secret
 /** One revision of a release, with what Helm rendered for it (empty when the record could not be decoded). */
 export interface ReleaseRevision extends InstalledRelease {
     readonly manifest: string;
+    /** When the API server stored the revision's record (Helm writes it as the operation begins), by the cluster's clock. */
+    readonly recordedAt?: string;
+    /** Helm's log entry for the revision (`Install complete`, `Rollback to 2`, ...). */
+    readonly description?: string;
 }
 
 /** Every revision Helm keeps of one release, oldest first; empty when it is not installed. */
@@ -98,7 +102,15 @@ export async function releaseHistory(kube: Kube, namespace: string, name: string
         .filter((s) => s.type === HELM_SECRET.type && s.metadata?.labels?.name === name)
         .map((s) => {
             const revision = Number(s.metadata?.labels?.version ?? 0);
-            return { ...decodeRelease(name, namespace, revision, s), manifest: decodeRecord(s)?.manifest ?? "" };
+            const record = decodeRecord(s);
+            const recordedAt = s.metadata?.creationTimestamp;
+            const description = record?.info?.description;
+            return {
+                ...decodeRelease(name, namespace, revision, s),
+                manifest: record?.manifest ?? "",
+                ...(recordedAt ? { recordedAt } : {}),
+                ...(description ? { description } : {}),
+            };
         })
         .sort((a, b) => a.revision - b.revision);
 }

@@ -223,7 +223,7 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
     }
 
     /** What the current case watches for in Helm's record writes (the webhook asks it before storing one). */
-    let onRecord: ((w: RecordWrite) => Promise<void> | void) | undefined;
+    let onRecord: ((w: RecordWrite) => Promise<void> | boolean | void) | undefined;
     /** While set, the install of a release that keeps data waits at the door and is turned away once the run is killed. */
     let untilKilled: Promise<void> | undefined;
 
@@ -439,70 +439,197 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
         },
     );
 
+    /**
+     * Kills an up once three installs are in flight, Cassandra's among them, each record stored;
+     * then makes Cassandra's StatefulSet claim as its controller would (bound to a volume or not).
+     */
+    async function killWithCassandraInFlight(bound: boolean): Promise<RecordWrite[]> {
+        const held: { write: RecordWrite; go: () => void }[] = [];
+        await killRunAt(
+            async (marker) => {
+                const frozen = await new Promise<number[]>((resolve, reject) => {
+                    // Below the API server's 30 s webhook deadline, after which it would let them through.
+                    const giveUp = setTimeout(() => {
+                        onRecord = undefined;
+                        held.forEach((h) => h.go());
+                        reject(
+                            new Error(`never three installs in flight with Cassandra's: ${held.map((h) => h.write.release).join(", ")}`),
+                        );
+                    }, 20_000);
+                    onRecord = (w) => {
+                        if (w.operation !== "CREATE" || w.status !== "pending-install") return;
+                        return new Promise<void>((go) => {
+                            held.push({ write: w, go });
+                            if (held.length < 3 || !held.some((h) => h.write.release === "cassandra")) return;
+                            clearTimeout(giveUp);
+                            onRecord = undefined;
+                            const pids = freezeRun(marker);
+                            held.forEach((h) => h.go());
+                            resolve(pids);
+                        });
+                    };
+                });
+                for (const h of held) await stored(h.write);
+                return frozen;
+            },
+            { dataReleases: true },
+        );
+        const pending = onDisk().pending_operations ?? [];
+        assert.ok(pending.filter((o) => o.resource.type === "kubernetes:helm.sh/v3:Release").length >= 3, "releases in flight");
+        const claims = "/api/v1/namespaces/cassandra-system/persistentvolumeclaims";
+        // One an earlier case left: its namespace went, but no namespace controller deletes what was in it.
+        await dropClaim();
+        const made = await kube.request("POST", claims, {
+            metadata: { name: "data-cassandra-0", labels: { "app.kubernetes.io/instance": "cassandra" } },
+            spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+        });
+        assert.equal(made.status, 201, made.text);
+        if (bound) {
+            // As the PV controller records a claim it bound (no provisioner runs here).
+            const claim = made.body as any;
+            const res = await kube.request("PUT", `${claims}/data-cassandra-0/status`, { ...claim, status: { phase: "Bound" } });
+            assert.equal(res.status, 200, res.text);
+        }
+        return held.map((h) => h.write);
+    }
+
+    /** Deletes Cassandra's claim as `kubectl delete pvc` and the protection controller (no pod uses it) would. */
+    async function dropClaim(): Promise<void> {
+        const at = "/api/v1/namespaces/cassandra-system/persistentvolumeclaims/data-cassandra-0";
+        await kube.request("DELETE", at);
+        await kube.request("PATCH", at, { metadata: { finalizers: null } }, "application/merge-patch+json");
+    }
+
     it(
-        "killed with several releases in flight, Cassandra among them: recover stops on Cassandra, changing nothing; after the printed steps it resolves each",
+        "killed with installs in flight, Cassandra's among them, no volume bound: recover asks for --yes first; with it, everything comes back",
         { timeout: 10 * MIN },
         async () => {
-            const held: { write: RecordWrite; go: () => void }[] = [];
-            await killRunAt(
-                async (marker) => {
-                    const frozen = await new Promise<number[]>((resolve, reject) => {
-                        // Below the API server's 30 s webhook deadline, after which it would let them through.
-                        const giveUp = setTimeout(() => {
-                            onRecord = undefined;
-                            held.forEach((h) => h.go());
-                            reject(
-                                new Error(
-                                    `never three installs in flight with Cassandra's: ${held.map((h) => h.write.release).join(", ")}`,
-                                ),
-                            );
-                        }, 20_000);
-                        onRecord = (w) => {
-                            if (w.operation !== "CREATE" || w.status !== "pending-install") return;
-                            return new Promise<void>((go) => {
-                                held.push({ write: w, go });
-                                if (held.length < 3 || !held.some((h) => h.write.release === "cassandra")) return;
-                                clearTimeout(giveUp);
-                                onRecord = undefined;
-                                const pids = freezeRun(marker);
-                                held.forEach((h) => h.go());
-                                resolve(pids);
-                            });
-                        };
-                    });
-                    for (const h of held) await stored(h.write);
-                    return frozen;
-                },
-                { dataReleases: true },
-            );
-            const pendingBefore = onDisk().pending_operations ?? [];
-            assert.ok(pendingBefore.filter((o) => o.resource.type === "kubernetes:helm.sh/v3:Release").length >= 3, "releases in flight");
-
-            const stopped = await recoverStack();
-            assert.equal(stopped.code, 1, stopped.stdout + stopped.stderr);
+            const held = await killWithCassandraInFlight(false);
+            const pendingBefore = ((await exported()).pending_operations ?? []).map((o) => o.resource.urn).sort();
+            const asked = await recoverStack();
+            assert.equal(asked.code, 1, asked.stdout + asked.stderr);
             assert.match(
-                stopped.stdout,
-                /Helm release cassandra-system\/cassandra .*stuck pending-install.*holds data: the catalog marks it as keeping data/,
+                asked.stdout,
+                /Helm release cassandra-system\/cassandra .*stuck pending-install.*it is a release that holds data \(the catalog marks it as keeping data; .*data-cassandra-0 \(not bound to any volume, made during this install\), so nothing it wrote to a volume was kept\)/,
             );
-            assert.match(stopped.stdout, /Stopped: nothing of the pending operations was changed/);
-            assert.match(stopped.stdout, /helm -n cassandra-system uninstall cassandra/);
+            assert.match(asked.stdout, /Stopped: the stack's state was not changed/);
+            assert.match(asked.stdout, /npm run recover -- --stack e2e --yes uninstalls it/);
             assert.deepEqual(
                 ((await exported()).pending_operations ?? []).map((o) => o.resource.urn).sort(),
-                pendingBefore.map((o) => o.resource.urn).sort(),
+                pendingBefore,
                 "no pending operation changed",
             );
-            for (const h of held) {
-                const statuses = (await releaseHistory(programKube(), h.write.namespace, h.write.release)).map((r) => r.status);
-                assert.deepEqual(statuses, ["pending-install"], `${h.write.release} was left as it was`);
+            for (const w of held) {
+                const statuses = (await releaseHistory(programKube(), w.namespace, w.release)).map((r) => r.status);
+                assert.deepEqual(statuses, ["pending-install"], `${w.release} was left as it was`);
             }
 
-            // The printed steps: nothing is on its (fixture's) volumes, so uninstall it; no claims to delete.
+            const recovered = await command("npm", ["run", "--silent", "recover", "--", "--stack", STACK, "--yes"]);
+            assert.match(
+                recovered.stdout,
+                /Helm release cassandra-system\/cassandra .*will uninstall it \(helm -n cassandra-system uninstall cassandra, confirmed with --yes\).*will be new/,
+            );
+            for (const w of held)
+                assert.match(
+                    recovered.stdout,
+                    new RegExp(`- Helm release ${w.namespace}/${w.release} \\(\\S+\\): uninstalled it, cleared the pending operation`),
+                );
+            await assertRecovers(recovered);
+            await assertDestroyLeavesNothing();
+        },
+    );
+
+    it(
+        "killed with installs in flight, Cassandra's among them, its volume bound: recover resolves the others and leaves Cassandra; the next up fails only there; after the printed steps it comes back",
+        { timeout: 10 * MIN },
+        async () => {
+            const held = await killWithCassandraInFlight(true);
+            const partial = await recoverStack();
+            assert.equal(partial.code, 1, partial.stdout + partial.stderr);
+            assert.match(
+                partial.stdout,
+                /Helm release cassandra-system\/cassandra .*holds data: .*data-cassandra-0 \(bound to a volume, made during this install\)/,
+            );
+            assert.match(
+                partial.stdout,
+                /- Helm release cassandra-system\/cassandra \(\S+\): left it as it was in the cluster \(needs you\)/,
+            );
+            assert.match(
+                partial.stdout,
+                /left as they were in the cluster, everything else is resolved; the next `pulumi up` can fail only on these/,
+            );
+            for (const w of held.filter((x) => x.release !== "cassandra")) {
+                assert.match(
+                    partial.stdout,
+                    new RegExp(`- Helm release ${w.namespace}/${w.release} \\(\\S+\\): uninstalled it, cleared the pending operation`),
+                );
+                assert.deepEqual(await releaseHistory(programKube(), w.namespace, w.release), [], `${w.release} uninstalled`);
+            }
+            assert.deepEqual(
+                (await releaseHistory(programKube(), "cassandra-system", "cassandra")).map((r) => r.status),
+                ["pending-install"],
+                "Cassandra was left as it was",
+            );
+
+            // What the user may try next: pulumi up fails on Cassandra alone.
+            const up = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+            assert.notEqual(up.code, 0);
+            const failed = [...(up.stdout + up.stderr).matchAll(/kubernetes:helm\.sh\/v3:Release \(([^)]+)\):\s+error:/g)].map((m) => m[1]);
+            assert.ok(
+                failed.length > 0 && failed.every((n) => n.endsWith("cassandra")),
+                `failed releases: ${failed.join(", ")}\n${up.stdout}`,
+            );
+            assert.match(up.stdout + up.stderr, /cannot re-use a name that is still in use/);
+
+            // The printed steps, nothing on the volume to keep: uninstall, delete the claim, recover, up.
+            assert.match(
+                partial.stdout,
+                /helm -n cassandra-system uninstall cassandra, then kubectl -n cassandra-system delete pvc data-cassandra-0/,
+            );
             const uninstall = await helm(["-n", "cassandra-system", "uninstall", "cassandra"]);
             assert.equal(uninstall.code, 0, uninstall.stdout + uninstall.stderr);
+            await dropClaim();
+            await assertRecovers(await recoverStack());
+            await assertDestroyLeavesNothing();
+        },
+    );
+
+    it(
+        "killed as the first install began, then run again after pulumi cancel without recover: recover clears the creates the later run left over",
+        { timeout: 10 * MIN },
+        async () => {
+            let turnAway = false;
+            await killRunAt(async (marker) => {
+                const frozen = await new Promise<number[]>((resolve) => {
+                    onRecord = (w) => {
+                        if (turnAway) return false;
+                        if (w.operation !== "CREATE" || w.status !== "pending-install") return;
+                        // Every install in flight is turned away: the releases stay pending creates of the state alone.
+                        turnAway = true;
+                        resolve(freezeRun(marker));
+                        return false;
+                    };
+                });
+                return frozen;
+            });
+            const pending = (onDisk().pending_operations ?? []).filter((o) => o.type === "creating").map((o) => o.resource.urn);
+            assert.ok(pending.length > 0, "creates were in flight");
+            assert.equal((await helmSecrets()).length, 0, "no release reached Helm");
+
+            // The user's way past the lock without recover; the run finishes, and Pulumi keeps the old pending creates.
+            await cli.run(["cancel", "--yes"]);
+            await cli.run(["up", "--yes", "--skip-preview"]);
+            const state = await exported();
+            const recorded = new Set((state.resources ?? []).map((r) => r.urn));
+            const stale = (state.pending_operations ?? []).map((o) => o.resource.urn);
+            assert.ok(
+                stale.length > 0 && stale.every((u) => recorded.has(u)),
+                `left-over creates of recorded resources: ${stale.join(", ")}`,
+            );
+
             const recovered = await recoverStack();
-            for (const h of held.filter((x) => x.write.release !== "cassandra"))
-                assert.match(recovered.stdout, new RegExp(`Helm release ${h.write.namespace}/${h.write.release} .*will uninstall it`));
-            assert.match(recovered.stdout, /Helm release cassandra-system\/cassandra .*Helm had not installed it/);
+            assert.match(recovered.stdout, /found a pending create left over from an earlier run; a later run created it and recorded it/);
+            assert.doesNotMatch(recovered.stdout, /Helm finished the install/);
             await assertRecovers(recovered);
             await assertDestroyLeavesNothing();
         },

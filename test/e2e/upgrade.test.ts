@@ -14,6 +14,7 @@
  */
 import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import type * as http from "node:http";
 import * as os from "node:os";
@@ -23,6 +24,7 @@ import { after, before, describe, it } from "node:test";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { FakeControlPlane } from "../support/fake-icms";
 import { findTools, Kube, LocalCluster, podAddress, whileLooping } from "./cluster";
+import { freezeRun, HelmRecordWebhook, killAll, RUN_MARKER, survivorsAfter, type RecordWrite } from "./kill-points";
 import { OpenBaoPods, RUNBOOK_EVENTS } from "./openbao-pods";
 import { podNetwork } from "./pod-network";
 import { NatsServer, type NatsClient } from "./real-nats";
@@ -125,6 +127,8 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
     const natsRequests: string[] = [];
     /** OpenBao's three members, led by openbao-server-0, behind the StatefulSet's pods. */
     let pods: OpenBaoPods;
+    /** Sees each Helm record write before the API server stores it: the trigger that kills an upgrade inside a stage. */
+    let webhook: HelmRecordWebhook;
 
     before(async () => {
         work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-upgrade-"));
@@ -144,6 +148,8 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         );
         pods = new OpenBaoPods(tools!, work, kube, OPENBAO_NS, address);
         await pods.start();
+        webhook = new HelmRecordWebhook(kube, cluster.dir);
+        await webhook.start();
 
         // The chart mirror: a copy of the fixture charts (Kyverno's with its real CRD), which the test moves to B's versions later.
         charts = chartsWithUpstreamCrds(tools!.crds, work);
@@ -160,6 +166,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
 
     after(async () => {
         if (process.env.E2E_LOG) fs.writeFileSync(process.env.E2E_LOG, [...cli.log, ...transcript].join("\n\n"));
+        await webhook?.stop().catch(() => undefined);
         await icms.stop().catch(() => undefined);
         app?.close();
         await new Promise((r) => (natsNetwork ? natsNetwork.close(r) : r(undefined)));
@@ -188,6 +195,8 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         let obj = await kube.get<any>(at);
         if (!obj) {
             const res = await kube.request("POST", collection, { ...body, ...(status && !subresource ? { status } : {}) });
+            // A kind whose CRD the run has just applied is not served for a moment: a controller waits for it.
+            if (res.status === 404 && /404 page not found/.test(res.text)) return;
             if (res.status !== 201 && res.status !== 409) throw new Error(`POST ${collection}: ${res.status} ${res.text.slice(0, 200)}`);
             obj = await kube.get<any>(at);
         }
@@ -321,11 +330,15 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
     }
 
     /** `npm run upgrade -- <args>` in the user's checkout; `killWhen` kills its whole process group once the output matches. */
-    function upgrade(args: string[], killWhen?: RegExp): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
+    function upgrade(
+        args: string[],
+        killWhen?: RegExp,
+        moreEnv: NodeJS.ProcessEnv = {},
+    ): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
         return new Promise((resolve) => {
             const child = spawn("npm", ["run", "--silent", "upgrade", "--", "--stack", STACK, ...args], {
                 cwd: project,
-                env,
+                env: { ...env, ...moreEnv },
                 detached: true,
                 stdio: ["ignore", "pipe", "pipe"],
             });
@@ -342,6 +355,70 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
             child.on("close", (code, signal) => {
                 transcript.push(`$ npm run upgrade -- --stack ${STACK} ${args.join(" ")}\n${out}(exit ${code ?? signal})`);
                 resolve({ code, signal, out });
+            });
+        });
+    }
+
+    /**
+     * `npm run upgrade` killed inside a stage's update, at a Helm record write (a trigger, not a
+     * timer): every process of the run (npm, the command, the pulumi CLI it drives, the language
+     * host, the kubernetes provider that runs Helm) is frozen before the write is stored, then
+     * killed once it is, so Helm's record says the operation began and nothing else does.
+     */
+    async function upgradeKilledAt(
+        args: string[],
+        match: (w: RecordWrite) => boolean,
+    ): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; write: RecordWrite }> {
+        const marker = crypto.randomUUID();
+        let frozen: number[] = [];
+        const hit = new Promise<RecordWrite>((resolve) => {
+            webhook.onWrite = (w) => {
+                if (!match(w)) return;
+                webhook.onWrite = undefined;
+                frozen = freezeRun(marker);
+                resolve(w);
+            };
+        });
+        const run = upgrade(args, undefined, { [RUN_MARKER]: marker });
+        try {
+            const write = await Promise.race([
+                hit,
+                run.then((r) => {
+                    throw new Error(`npm run upgrade ended (exit ${r.code ?? r.signal}) before the kill point:\n${r.out.slice(-3000)}`);
+                }),
+            ]);
+            for (let i = 0; ; i++) {
+                const list = await kube.get<any>(
+                    `/api/v1/namespaces/${write.namespace}/secrets?labelSelector=${encodeURIComponent(`owner=helm,name=${write.release}`)}`,
+                );
+                if ((list?.items ?? []).some((x: any) => x.metadata.labels.status === write.status)) break;
+                if (i === 200) throw new Error(`the ${write.status} record of ${write.release} was never stored`);
+                await new Promise((r) => setTimeout(r, 50));
+            }
+            killAll(frozen);
+            const result = await run;
+            assert.deepEqual(await survivorsAfter(marker, 10_000), [], "every process of the upgrade is gone");
+            return { ...result, write };
+        } finally {
+            webhook.onWrite = undefined;
+            killAll(frozen);
+        }
+    }
+
+    /** `npm run recover`, as the upgrade's message and the README give it. */
+    function recoverStack(): Promise<{ code: number | null; out: string }> {
+        return new Promise((resolve) => {
+            const child = spawn("npm", ["run", "--silent", "recover", "--", "--stack", STACK], {
+                cwd: project,
+                env,
+                stdio: ["ignore", "pipe", "pipe"],
+            });
+            let out = "";
+            child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
+            child.stderr.on("data", (c: Buffer) => (out += c.toString("utf8")));
+            child.on("close", (code) => {
+                transcript.push(`$ npm run recover -- --stack ${STACK}\n${out}(exit ${code})`);
+                resolve({ code, out });
             });
         });
     }
@@ -461,21 +538,22 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
     });
 
     it(
-        "resumes after the drain; killed while it waits on the core services, a rerun resumes there and finishes",
-        { timeout: 20 * MIN },
+        "resumes after the drain; killed inside the dependencies' update, recover rolls NATS back; killed while it waits on the core services, a rerun resumes there and finishes",
+        { timeout: 25 * MIN },
         async () => {
             await app!.request("$JS.API.STREAM.PURGE.requests", undefined);
             world.routesAccepted = false;
-            const killed = await withControllers(() => upgrade(["--timeout", "300"], /== stage 6\/9: core services[\s\S]*waiting \(/));
-            assert.equal(killed.signal ?? killed.code, "SIGKILL", killed.out);
-            assert.match(killed.out, /== stage 2\/9: compute planes: passed at [^;]+; not repeated\./);
-            const record = await progress();
-            assert.equal(record.stages["compute-planes"].state, "passed");
-            assert.equal(record.stages.core.state, "running");
-            assert.ok(
-                pods.requests.some((r) => r.pod === "openbao-server-1" && r.path === "sys/health"),
-                "OpenBao's members were checked",
+            // Killed as Helm begins NATS's upgrade in stage 5: its new revision is stored pending-upgrade, and nothing more happens.
+            const inStage = await withControllers(() =>
+                upgradeKilledAt(
+                    ["--timeout", "300"],
+                    (w) => w.release === "nats" && w.operation === "CREATE" && w.status === "pending-upgrade",
+                ),
             );
+            assert.notEqual(inStage.code, 0, inStage.out);
+            assert.match(inStage.out, /== stage 2\/9: compute planes: passed at [^;]+; not repeated\./);
+            assert.match(inStage.out, /== stage 5\/9: dependencies \(01\)/);
+            assert.equal((await progress()).stages.dependencies.state, "running");
             // Stage 4 rolled the members to B's template in the runbook's order: standbys, then the leader after a step-down.
             assert.deepEqual(pods.events, RUNBOOK_EVENTS);
             assert.notEqual(
@@ -484,12 +562,45 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
                 "openbao-server-0 led no more when its pod went",
             );
             // One update of OpenBao: no JWT plugin mode is switched (no chart of the pinned bundle reads one).
-            assert.match(killed.out, /== stage 4\/9: OpenBao[\s\S]*? {3}passed\./);
-            assert.doesNotMatch(killed.out, /jwtPluginLifecycle\.mode: (bridge|versioned)/);
+            assert.match(inStage.out, /== stage 4\/9: OpenBao[\s\S]*? {3}passed\./);
+            assert.doesNotMatch(inStage.out, /jwtPluginLifecycle\.mode: (bridge|versioned)/);
             assert.match(
-                killed.out,
+                inStage.out,
                 /openbao-server rollout: replacing openbao-server-2 \(a standby\)/,
                 "the rollout's lines reach the user",
+            );
+
+            // The rerun before recover meets what the kill left, and says so.
+            const blocked = await withControllers(() => upgrade(["--timeout", "300"]));
+            assert.equal(blocked.code, 1, blocked.out);
+            assert.match(blocked.out, /This is what a killed run leaves behind[^\n]*run npm run recover -- --stack e2e first\./);
+
+            const recovered = await recoverStack();
+            assert.equal(recovered.code, 0, recovered.out);
+            assert.match(recovered.out, /Helm release nats-system\/nats \(\S+\): found revision 2 is stuck pending-upgrade/);
+            assert.match(
+                recovered.out,
+                /- Helm release nats-system\/nats \(\S+\): rolled it back to revision 1, cleared the pending operation, read it again/,
+            );
+            const rolledBack = new Set(
+                [...recovered.out.matchAll(/- Helm release [^/\s]+\/(\S+) \(\S+\): rolled it back/g)].map((m) => m[1]),
+            );
+
+            const killed = await withControllers(() => upgrade(["--timeout", "300"], /== stage 6\/9: core services[\s\S]*waiting \(/));
+            assert.equal(killed.signal ?? killed.code, "SIGKILL", killed.out);
+            assert.match(killed.out, /== stage 4\/9: OpenBao: passed at [^;]+; not repeated\./);
+            // The blocked rerun recorded the stage as failed; this run does it again from its start.
+            assert.match(
+                killed.out,
+                /== stage 5\/9: dependencies \(01\)[^\n]*\n[^\n]*\n {3}\(failed at [^;]+; done again from its start\)/,
+            );
+            assert.equal((await records()).get("nats")!.version, BUMPS.nats.to, "the resumed stage upgraded NATS");
+            const record = await progress();
+            assert.equal(record.stages["compute-planes"].state, "passed");
+            assert.equal(record.stages.core.state, "running");
+            assert.ok(
+                pods.requests.some((r) => r.pod === "openbao-server-1" && r.path === "sys/health"),
+                "OpenBao's members were checked",
             );
             // The stack sets no openbao.jwtPluginLifecycle.mode, and the upgrade switches none (no chart reads one): no JWT mount check.
             assert.ok(!pods.requests.some((r) => r.path === "sys/mounts"), "the upgrade turned on no JWT mount check by itself");
@@ -514,12 +625,13 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
             assert.match(out, /ok {3}control plane: routes: 1 HTTPRoute is Accepted/);
             assert.match(out, /the preview shows no change/);
 
-            // Each bumped release went to B once, in the runbook's order: compute plane, OpenBao, dependencies, core, observability;
+            // Each bumped release went to B once (a release recover rolled back: once more after its rollback, revisions 3 and 4),
+            // in the runbook's order: compute plane, OpenBao, dependencies, core, observability;
             // OpenBao once too: no JWT plugin mode is switched.
             const helm = await records();
             for (const [name, bump] of Object.entries(BUMPS)) {
                 assert.equal(helm.get(name)!.version, bump.to, name);
-                assert.equal(helm.get(name)!.revision, 2, `${name} upgraded once`);
+                assert.equal(helm.get(name)!.revision, rolledBack.has(name) ? 4 : 2, `${name} upgraded once`);
             }
             const at = (name: string) => Date.parse(helm.get(name)!.lastDeployed);
             assert.ok(at("nvca-operator") < at("openbao-server"), "compute plane before OpenBao");

@@ -36,12 +36,15 @@ export class FakeKubeApi {
         version: string;
         status: HelmReleaseStatus;
         manifest?: string;
+        /** The record Secret's creationTimestamp (the API server sets one on every object). */
+        created?: string;
+        description?: string;
     }): this {
         const record = {
             name: r.name,
             namespace: r.namespace,
             version: r.revision,
-            info: { status: r.status },
+            info: { status: r.status, ...(r.description ? { description: r.description } : {}) },
             chart: { metadata: { name: r.chart, version: r.version } },
             manifest: r.manifest ?? "",
         };
@@ -52,6 +55,7 @@ export class FakeKubeApi {
             metadata: {
                 name,
                 namespace: r.namespace,
+                ...(r.created ? { creationTimestamp: r.created } : {}),
                 labels: { [ownerKey]: owner, name: r.name, status: r.status, version: String(r.revision) },
             },
             type: HELM_SECRET.type,

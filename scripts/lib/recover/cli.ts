@@ -3,27 +3,33 @@ import * as path from "node:path";
 import { Io, npmTookOptionsHint, parseOptions, reportUsageError, required, UsageError, wantsHelp } from "../cli";
 import type { RecoverDeps } from "./run";
 
-const USAGE = "usage: npm run --silent recover -- --stack <name> [--dir <program directory>] [--force] [--dry-run]\n";
+const USAGE = "usage: npm run --silent recover -- --stack <name> [--dir <program directory>] [--force] [--dry-run] [--yes]\n";
 
 const HELP =
     USAGE +
     "\nBrings a stack back after a `pulumi up` or `pulumi destroy` that was killed, so the next run starts\n" +
     "from a consistent state: repairs the local backend's torn files, removes locks no running command\n" +
     "holds, and resolves each pending operation against the cluster (records what Helm finished, rolls\n" +
-    "back or uninstalls what it left pending, never uninstalling a release that keeps data). It first\n" +
-    "prints what it found and what it will do. Same backend, login and environment variables as `pulumi`.\n" +
+    "back or uninstalls what it left pending, never uninstalling a release that keeps data). A release\n" +
+    "that needs you is left as it is while everything else is resolved; an operation that must stay in\n" +
+    "the state (it waits for --yes, helm or a cluster) stops it before it writes the state. It prints what\n" +
+    "it found and will do, then what it did. Same backend, login and environment variables as `pulumi`.\n" +
     "  --stack <name>     the stack (required)\n" +
     "  --dir <directory>  the program's directory (default: the current one)\n" +
     "  --force            also remove a lock this command cannot prove stale (another host, a live process)\n" +
     "  --dry-run          print what it found and would do, change nothing\n" +
-    "Exit: 0 the stack is consistent (or, with --dry-run, nothing stops it), 1 stopped with the steps for\n" +
-    "you, 2 usage or the stack could not be opened.\n";
+    "  --yes              also uninstall a release that keeps data when its first install never finished\n" +
+    "                     and none of its volumes is bound (the report asks for it; its generated\n" +
+    "                     secrets will be new)\n" +
+    "Exit: 0 the stack is consistent (or, with --dry-run, nothing stops it), 1 it left some operations\n" +
+    "with the steps for you, 2 usage or the stack could not be opened.\n";
 
 const OPTIONS = {
     stack: { type: "string" },
     dir: { type: "string" },
     force: { type: "boolean" },
     "dry-run": { type: "boolean" },
+    yes: { type: "boolean" },
 } as const;
 
 export async function recoverCli(
@@ -56,7 +62,7 @@ export async function recoverCli(
     const { localProcesses } = await import("./locks");
     const { CATALOG } = await import("../../../components/control-plane/catalog");
     return recover(
-        { stack, dir, force: values.force === true, dryRun: values["dry-run"] === true },
+        { stack, dir, force: values.force === true, dryRun: values["dry-run"] === true, yes: values.yes === true },
         {
             project: automationProject,
             connect: connectWithKubeconfig,

@@ -31,12 +31,20 @@ export type Connect = (access: KubeAccess) => Promise<Kube>;
 export const connectWithKubeconfig: Connect = async (access) =>
     httpKube(await apiServer(access), { timeoutMs: 30_000, retries: 2, retryDelayMs: 500 });
 
+/** A PersistentVolumeClaim of a release. */
+export interface Claim {
+    readonly name: string;
+    /** Bound to a volume (`status.phase` Bound, core/v1 ClaimBound): only then can anything have been written to it. */
+    readonly bound: boolean;
+    readonly createdAt?: string;
+}
+
 /** A Helm release as its cluster has it. */
 export interface HelmFacts {
     /** Every revision, oldest first; empty when the release is not installed. */
     readonly history: readonly ReleaseRevision[];
-    /** PersistentVolumeClaims in its namespace that belong to it (by label, by name, or from its StatefulSets' templates). */
-    readonly claims: readonly string[];
+    /** PersistentVolumeClaims in its namespace that belong to it (by label, by name, or from its StatefulSets' templates), by name. */
+    readonly claims: readonly Claim[];
     /** Its newest manifest has a PersistentVolumeClaim or a StatefulSet with volumeClaimTemplates. */
     readonly declaresVolumes: boolean;
 }
@@ -65,7 +73,8 @@ export async function helmFacts(kube: Kube, namespace: string, name: string): Pr
         .filter((o) => o.kind === "StatefulSet")
         .flatMap((o) => (o.spec?.volumeClaimTemplates ?? []).map((t) => `${t.metadata?.name ?? ""}-${o.metadata?.name ?? ""}-`));
     const pvcs = (await listItems(kube, `/api/v1/namespaces/${namespace}/persistentvolumeclaims`)) as {
-        metadata?: { name?: string; labels?: Record<string, string> };
+        metadata?: { name?: string; labels?: Record<string, string>; creationTimestamp?: string };
+        status?: { phase?: string };
     }[];
     const claims = pvcs
         .filter((p) => {
@@ -78,8 +87,12 @@ export async function helmFacts(kube: Kube, namespace: string, name: string): Pr
                 templates.some((t) => pvc.startsWith(t) && /^\d+$/.test(pvc.slice(t.length)))
             );
         })
-        .map((p) => p.metadata?.name ?? "")
-        .sort();
+        .map((p) => ({
+            name: p.metadata?.name ?? "",
+            bound: p.status?.phase === "Bound",
+            ...(p.metadata?.creationTimestamp ? { createdAt: p.metadata.creationTimestamp } : {}),
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name));
     return { history, claims, declaresVolumes: declared.size > 0 || templates.length > 0 };
 }
 

@@ -1,7 +1,8 @@
 import type { ReleaseRevision } from "../../../components/health/helm-releases";
-import type { HelmFacts, ObjectFacts } from "./cluster";
+import type { Claim, HelmFacts, ObjectFacts } from "./cluster";
 import { kindOf, kubernetesId, reveal, stringInput, urnName, type PendingOperation, type StateEdit, type StateResource } from "./state";
 import { KUBERNETES_STATE_KEYS } from "../../../components/contracts/pulumi-state";
+import { HELM_ROLLBACK_DESCRIPTION } from "../../../components/contracts/helm";
 
 /**
  * What recovery does with each pending operation an interrupted run left, decided from the
@@ -35,6 +36,13 @@ export interface Decision {
     readonly refresh: boolean;
     /** Set when recovery must not act: the exact steps for the user, in order. */
     readonly stop?: readonly string[];
+    /** The stop is lifted by running again with --yes (what that does is in the steps). */
+    readonly confirm?: boolean;
+    /**
+     * The pending operation must stay in the state until this command can resolve it (writing the
+     * state with `pulumi stack import` drops every pending operation): nothing else is changed meanwhile.
+     */
+    readonly keep?: boolean;
 }
 
 export interface DecideInput {
@@ -46,6 +54,10 @@ export interface DecideInput {
     readonly dataReleases: ReadonlySet<string>;
     /** The stack, for the commands in the steps. */
     readonly stack: string;
+    /** --yes: uninstall a release that holds data when its first install never finished and none of its volumes is bound. */
+    readonly confirmed?: boolean;
+    /** An earlier pending operation of the state has the same resource and type (runs killed one after another). */
+    readonly repeated?: boolean;
 }
 
 const PENDING = ["pending-install", "pending-upgrade", "pending-rollback"];
@@ -62,21 +74,41 @@ export function decide(input: DecideInput): Decision {
             ...base,
             found: `an interrupted ${verb(op.type)}; its cluster could not be asked (${facts.reason})`,
             will: "leaves it alone",
+            keep: true,
             stop: [
                 `Make the cluster reachable with the kubeconfig and context of the stack's kubernetes provider, then run npm run recover -- --stack ${input.stack} again.`,
             ],
         };
     }
+    if (input.repeated) {
+        return {
+            ...base,
+            found: `the same interrupted ${verb(op.type)} a second time (runs killed one after another)`,
+            will: "clear this copy",
+            edit: clear(urn),
+        };
+    }
     if (op.type !== "creating" && op.type !== "updating" && op.type !== "deleting") {
         return { ...base, found: `an interrupted ${op.type} (it changes nothing in the cluster)`, will: "clear it", edit: clear(urn) };
     }
-    switch (kindOf(op.resource.type)) {
+    const kind = kindOf(op.resource.type);
+    const replacing = op.type === "creating" && input.recorded?.id ? input.recorded.id : undefined;
+    if (replacing && (kind === "helm-release" || kind === "kubernetes-object") && sameObject(op.resource, replacing)) {
+        // Pulumi keeps a pending create through later runs until it is resolved: the run after the kill created it again.
+        return {
+            ...base,
+            found: `a pending create left over from an earlier run; a later run created it and recorded it (id ${replacing})`,
+            will: "clear it (the resource is not touched)",
+            edit: clear(urn),
+        };
+    }
+    switch (kind) {
         case "helm-release":
             if (facts.kind !== "helm") throw new Error(`no Helm facts for ${urn}`);
-            return { ...base, ...helmDecision(input, facts.helm) };
+            return { ...base, ...helmDecision(input, facts.helm, replacing) };
         case "kubernetes-object":
             if (op.type === "creating" && facts.kind !== "object") throw new Error(`no object facts for ${urn}`);
-            return { ...base, ...objectDecision(input, facts.kind === "object" ? facts.object : undefined) };
+            return { ...base, ...objectDecision(input, facts.kind === "object" ? facts.object : undefined, replacing) };
         case "dynamic":
             return { ...base, ...dynamicDecision(op) };
         case "random":
@@ -102,6 +134,7 @@ export function decide(input: DecideInput): Decision {
                     ...base,
                     found: "an interrupted create this command cannot look up",
                     will: "leaves it alone",
+                    keep: true,
                     stop: [
                         `Look in the provider's console or API whether ${what} exists.`,
                         `If it exists: pulumi refresh --stack ${input.stack} --import-pending-creates '${urn}' --import-pending-creates <its id> (the flag before each of the two).`,
@@ -124,6 +157,30 @@ type Outcome = Omit<Decision, "urn" | "what" | "refresh"> & { readonly refresh?:
 
 const clear = (urn: string): StateEdit => ({ kind: "clear", urn });
 
+/** The create names the object (Helm release or Kubernetes object) the recorded resource's id names. */
+function sameObject(resource: StateResource, id: string): boolean {
+    if (kindOf(resource.type) === "helm-release") return id === `${stringInput(resource, "namespace")}/${stringInput(resource, "name")}`;
+    const meta = reveal(resource.inputs?.metadata) as { name?: string; namespace?: string } | undefined;
+    // The provider puts a namespaced object without a namespace into "default".
+    return id === kubernetesId(meta?.namespace, meta?.name ?? "") || (!meta?.namespace && id === `default/${meta?.name ?? ""}`);
+}
+
+/**
+ * A replacement created before the old one is deleted (Pulumi's default) that finished in the
+ * cluster: recording it would need the old one marked for deletion as the engine does, which
+ * this command does not write.
+ */
+function replacementStop(input: DecideInput, found: string, old: string, undo: string): Outcome {
+    return {
+        found: `an interrupted replacement: ${found}, and the run ended before Pulumi recorded it beside the old one (id ${old})`,
+        will: "leaves it alone",
+        stop: [
+            `Remove the new one, which nothing of the stack records: ${undo}.`,
+            `Then npm run recover -- --stack ${input.stack} again; the next \`pulumi up\` replaces it again.`,
+        ],
+    };
+}
+
 function verb(type: string): string {
     return { creating: "create", updating: "update", deleting: "delete" }[type] ?? type;
 }
@@ -141,7 +198,7 @@ function describe(resource: StateResource): string {
     return `${resource.type} ${name}`;
 }
 
-function helmDecision(input: DecideInput, facts: HelmFacts): Outcome {
+function helmDecision(input: DecideInput, facts: HelmFacts, replacing: string | undefined): Outcome {
     const { op, stack } = input;
     const urn = op.resource.urn;
     const name = stringInput(op.resource, "name") ?? "";
@@ -199,6 +256,13 @@ function helmDecision(input: DecideInput, facts: HelmFacts): Outcome {
             };
         }
         if (newest.status === "deployed") {
+            if (replacing)
+                return replacementStop(
+                    input,
+                    `Helm installed the new release ${namespace}/${name} (revision 1, deployed)`,
+                    replacing,
+                    `${helmCmd} uninstall ${name}`,
+                );
             return {
                 found: `Helm finished the install (revision 1, deployed), and the run ended before Pulumi recorded it`,
                 will: `record it in the stack as ${urnName(urn)}, with its id ${namespace}/${name} (nothing is reinstalled; its revision history stays)`,
@@ -213,19 +277,40 @@ function helmDecision(input: DecideInput, facts: HelmFacts): Outcome {
                     : "stuck pending-install (its first install was interrupted)";
             const data = dataReasons(input, facts, name);
             if (data.length > 0) {
+                const bound = facts.claims.filter((c) => c.bound);
+                if (bound.length > 0) {
+                    return {
+                        found: `revision 1 is ${state}, and it holds data: ${data.join("; ")}`,
+                        will: "leaves it alone: a release whose volumes are bound is never uninstalled by this command",
+                        stop: [
+                            `Make sure no pulumi or helm command still runs on this stack.`,
+                            `Look at it: ${look}; kubectl -n ${namespace} get pvc,pods.`,
+                            `Its first install never finished, so the hooks that run after an install (initialisation, migrations) may not have run; an upgrade does not run them.`,
+                            `If nothing on those volumes must be kept: ${helmCmd} uninstall ${name}, then kubectl -n ${namespace} delete pvc ${facts.claims.map((c) => c.name).join(" ")}.`,
+                            `If something must be kept: back the volumes up first (their PersistentVolumes: kubectl -n ${namespace} get pvc -o wide), then do the same.`,
+                            `Then npm run recover -- --stack ${stack} again, and pulumi up.`,
+                        ],
+                    };
+                }
+                const fresh = `the next \`pulumi up\` installs it afresh, and the secrets its chart generates at install (passwords, keys) will be new`;
+                const holds = `${data.join("; ")}, so nothing it wrote to a volume was kept`;
+                if (!input.confirmed) {
+                    return {
+                        found: `revision 1 is ${state}; it is a release that holds data (${holds})`,
+                        will: "leaves it alone until you confirm with --yes",
+                        confirm: true,
+                        keep: true,
+                        stop: [
+                            `npm run recover -- --stack ${stack} --yes uninstalls it (${helmCmd} uninstall ${name}) like a release without data and clears its pending create; ${fresh}.`,
+                        ],
+                    };
+                }
                 return {
-                    found: `revision 1 is ${state}, and it holds data: ${data.join("; ")}`,
-                    will: "leaves it alone: a release that keeps data on persistent volumes is never uninstalled by this command",
-                    stop: [
-                        `Make sure no pulumi or helm command still runs on this stack.`,
-                        `Look at it: ${look}; kubectl -n ${namespace} get pvc,pods.`,
-                        `Its first install never finished, so the hooks that run after an install (initialisation, migrations) may not have run; an upgrade does not run them.`,
-                        facts.claims.length > 0
-                            ? `If nothing on those volumes must be kept: ${helmCmd} uninstall ${name}, then kubectl -n ${namespace} delete pvc ${facts.claims.join(" ")}.`
-                            : `If nothing must be kept: ${helmCmd} uninstall ${name} (no PersistentVolumeClaim of it exists yet).`,
-                        `If something must be kept: back the volumes up first (their PersistentVolumes: kubectl -n ${namespace} get pvc -o wide), then do the same.`,
-                        `Then npm run recover -- --stack ${stack} again, and pulumi up.`,
-                    ],
+                    found: `revision 1 is ${state}; it is a release that holds data (${holds})`,
+                    will: `uninstall it (${helmCmd} uninstall ${name}, confirmed with --yes) and clear the pending create; ${fresh}`,
+                    helm: { kind: "uninstall", name, namespace },
+                    edit: clear(urn),
+                    refresh: false,
                 };
             }
             return {
@@ -250,6 +335,14 @@ function helmDecision(input: DecideInput, facts: HelmFacts): Outcome {
         };
     }
     if (newest.status === "deployed") {
+        if (newest.description?.startsWith(HELM_ROLLBACK_DESCRIPTION)) {
+            return {
+                found: `Helm rolled it back (revision ${newest.revision}, "${newest.description}"): the upgrade did not finish`,
+                will: "clear the operation and read it again; the next `pulumi up` upgrades it",
+                edit: clear(urn),
+                refresh: true,
+            };
+        }
         if (Number.isInteger(recordedRevision) && newest.revision > recordedRevision) {
             return {
                 found: `Helm finished the upgrade (revision ${newest.revision}, deployed; the stack recorded ${recordedRevision}), and the run ended before Pulumi recorded it`,
@@ -287,13 +380,24 @@ function helmDecision(input: DecideInput, facts: HelmFacts): Outcome {
     return unexpected(input, newest, look);
 }
 
-/** Why a release counts as holding data; empty when it does not. */
+/** Why a release counts as holding data, its claims last; empty when it does not. */
 function dataReasons(input: DecideInput, facts: HelmFacts, name: string): string[] {
     const reasons: string[] = [];
     if (input.dataReleases.has(name)) reasons.push("the catalog marks it as keeping data");
-    if (facts.claims.length > 0) reasons.push(`PersistentVolumeClaims ${facts.claims.join(", ")}`);
-    else if (facts.declaresVolumes) reasons.push("its chart declares persistent volumes");
+    if (facts.claims.length === 0 && facts.declaresVolumes) reasons.push("its chart declares persistent volumes");
+    if (reasons.length > 0 || facts.claims.length > 0) reasons.push(describeClaims(facts.claims, facts.history[0]?.recordedAt));
     return reasons;
+}
+
+/** Each claim, bound or not and made before or during the install that began at `installedAt` (the cluster's clock). */
+function describeClaims(claims: readonly Claim[], installedAt: string | undefined): string {
+    if (claims.length === 0) return "no PersistentVolumeClaim of it exists";
+    const when = (c: Claim) => {
+        if (!c.createdAt || !installedAt) return "";
+        // Both are the API server's creationTimestamps, to the second: the same second counts as during.
+        return Date.parse(c.createdAt) < Date.parse(installedAt) ? ", made before this install" : ", made during this install";
+    };
+    return `PersistentVolumeClaims ${claims.map((c) => `${c.name} (${c.bound ? "bound to a volume" : "not bound to any volume"}${when(c)})`).join(", ")}`;
 }
 
 function unexpected(input: DecideInput, newest: ReleaseRevision, look: string): Outcome {
@@ -308,7 +412,7 @@ function unexpected(input: DecideInput, newest: ReleaseRevision, look: string): 
 }
 
 /** `facts` are looked up for a create only: an update or a delete is read again by its provider anyway. */
-function objectDecision(input: DecideInput, facts: ObjectFacts | undefined): Outcome {
+function objectDecision(input: DecideInput, facts: ObjectFacts | undefined, replacing: string | undefined): Outcome {
     const { op, stack } = input;
     const urn = op.resource.urn;
     if (op.type !== "creating" || !facts) {
@@ -347,6 +451,15 @@ function objectDecision(input: DecideInput, facts: ObjectFacts | undefined): Out
                 `Then npm run recover -- --stack ${stack} again.`,
             ],
         };
+    }
+    if (replacing) {
+        const kindName = String(reveal(op.resource.inputs?.kind) ?? "").toLowerCase();
+        return replacementStop(
+            input,
+            `the new ${kindName} ${id} was created`,
+            replacing,
+            `kubectl delete ${kindName} ${name}${namespace ? ` -n ${namespace}` : ""}`,
+        );
     }
     return {
         found: "it was created, and the run ended before Pulumi recorded it",

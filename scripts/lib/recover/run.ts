@@ -38,6 +38,8 @@ export interface RecoverOptions {
     readonly force: boolean;
     /** Print what it found and would do; change nothing. */
     readonly dryRun: boolean;
+    /** Also uninstall a release that holds data whose first install never finished, when none of its volumes is bound. */
+    readonly yes?: boolean;
 }
 
 export interface RecoverDeps {
@@ -113,9 +115,13 @@ export async function recover(options: RecoverOptions, deps: RecoverDeps, io: Io
             io.err(`recover: cannot select the stack ${options.stack}: ${cliError(error)}\n`);
             return 2;
         }
-        const code = await recoverOperations(stack, files, options, deps, say);
-        if (code !== 0 || options.dryRun) return code;
-        await verify(stack, files, say);
+        const outcome = await recoverOperations(stack, files, options, deps, say);
+        if (outcome.left.length > 0) {
+            if (!outcome.unchanged) await verify(stack, files, new Set(outcome.left.map((l) => l.urn)), say);
+            throw leftStop(outcome, options);
+        }
+        if (options.dryRun) return 0;
+        await verify(stack, files, new Set(), say);
         say("\nDone: the next `pulumi up` (or `pulumi destroy`) starts from a consistent state.");
         return 0;
     } catch (error) {
@@ -177,6 +183,27 @@ function repairFiles(files: FileBackend, options: RecoverOptions, deps: RecoverD
     return true;
 }
 
+function leftStop(outcome: Outcome, options: RecoverOptions): Stop {
+    const { left } = outcome;
+    const ops = `${left.length} pending operation(s)`;
+    const steps = left.map((l) => ({ heading: l.what, steps: l.steps }));
+    if (options.dryRun) return new Stop(`${ops} would be left as they are (dry run: nothing was changed); for each:`, steps);
+    if (outcome.unchanged) {
+        const done =
+            outcome.helmDone.length > 0
+                ? `; Helm's steps were done (${outcome.helmDone.join(", ")}), and the next run finds them done`
+                : "";
+        return new Stop(
+            `the stack's state was not changed: ${ops} must stay in it until this command can resolve them (writing the state drops every pending operation)${done}. First, for each:`,
+            steps,
+        );
+    }
+    return new Stop(
+        `${ops} left as they were in the cluster, everything else is resolved; the next \`pulumi up\` can fail only on these. For each:`,
+        steps,
+    );
+}
+
 function lockStop(held: readonly LockOwner[], stack: string): Stop {
     return new Stop(`a run may still hold the stack (${held.map((l) => l.where).join(", ")}).`, [
         "If it runs: let it finish. To stop it, press Ctrl-C once in its terminal (or cancel its CI job) and wait for it to end; never kill it.",
@@ -184,81 +211,150 @@ function lockStop(held: readonly LockOwner[], stack: string): Stop {
     ]);
 }
 
+/** A pending operation recovery left as it was, with the user's steps. */
+interface Left {
+    readonly what: string;
+    readonly urn: string;
+    readonly why: string;
+    readonly steps: readonly string[];
+    /** Its pending operation must stay in the state: nothing of the state may be written meanwhile. */
+    readonly keep: boolean;
+}
+
+/** What happened to the pending operations: those left, and whether the state was written. */
+interface Outcome {
+    readonly left: readonly Left[];
+    /** The state was left unchanged because a kept operation must stay in it. */
+    readonly unchanged: boolean;
+    /** The Helm steps done before the state could not be written. */
+    readonly helmDone: readonly string[];
+}
+
+/**
+ * Resolves every pending operation it safely can, even when it must leave some (a release whose
+ * volume is bound, one that is not this stack's): those stay as they are in the cluster, with the
+ * user's steps, and the next `pulumi up` can fail only on them. The state is written with
+ * `pulumi stack import`, which drops every pending operation: when one must stay (it waits for
+ * --yes, for helm, for a cluster that cannot be reached, or names another provider's resource),
+ * nothing of the state is changed.
+ */
 async function recoverOperations(
     stack: PulumiStack,
     files: FileBackend | undefined,
     options: RecoverOptions,
     deps: RecoverDeps,
     say: (t?: string) => void,
-): Promise<number> {
+): Promise<Outcome> {
     const before = await stack.export();
     const state = before.deployment;
     const ops = state.pending_operations ?? [];
     const decisions: Decision[] = [];
     const kubes = new Map<string, ReturnType<Connect>>();
+    const seen = new Set<string>();
     for (const op of ops) {
-        const facts = await factsFor(op, state, deps, kubes);
+        const key = `${op.type} ${op.resource.urn}`;
+        const repeated = seen.has(key);
+        seen.add(key);
+        const facts = repeated ? ({ kind: "none" } as const) : await factsFor(op, state, deps, kubes);
         decisions.push(
-            decide({ op, recorded: resourceAt(state, op.resource.urn), facts, dataReleases: deps.dataReleases, stack: options.stack }),
+            decide({
+                op,
+                recorded: resourceAt(state, op.resource.urn),
+                facts,
+                dataReleases: deps.dataReleases,
+                stack: options.stack,
+                confirmed: options.yes,
+                repeated,
+            }),
         );
     }
     const unread = unreadResources(state);
 
-    say("\nPending operations:");
-    if (decisions.length === 0 && unread.length === 0) say("  - none");
-    for (const d of decisions) say(`  - ${d.what}: found ${d.found}; ${d.stop ? "this command" : "will"} ${d.will}`);
-    for (const r of unread) say(`  - ${r.urn}: adopted by an earlier recovery that did not finish; will read it with its provider`);
-
-    const stops = decisions.filter((d) => d.stop);
-    if (stops.length > 0) {
-        throw new Stop(
-            "nothing of the pending operations was changed; first:",
-            stops.map((d) => ({ heading: d.what, steps: d.stop ?? [] })),
-        );
-    }
-    const helmSteps = decisions.filter((d) => d.helm);
-    if (helmSteps.length > 0 && !options.dryRun) {
-        const version = await deps.helm.version();
-        if (!version) {
-            throw new Stop(
-                "rolling back or uninstalling a release takes the helm CLI (3.x), and there is none on PATH; nothing was changed.",
-                [
-                    "Install helm (https://helm.sh/docs/intro/install/) and run this command again.",
-                    {
-                        heading:
-                            "Or run these yourself, with the kubeconfig and context of the stack's kubernetes provider, then this command again",
-                        steps: helmSteps.map((d) => `helm ${helmArgs(d.helm!, timeoutOf(ops, d.urn)).join(" ")}`),
-                    },
+    const left: Left[] = decisions
+        .filter((d) => d.stop)
+        .map((d) => ({
+            what: d.what,
+            urn: d.urn,
+            why: d.confirm ? "waits for --yes" : "needs you",
+            steps: d.stop ?? [],
+            keep: d.keep === true,
+        }));
+    let helmSteps = decisions.filter((d) => d.helm && !d.stop);
+    const noHelm = helmSteps.length > 0 && !options.dryRun && !(await deps.helm.version());
+    if (noHelm) {
+        for (const d of helmSteps) {
+            left.push({
+                what: d.what,
+                urn: d.urn,
+                why: "needs the helm CLI",
+                keep: true,
+                steps: [
+                    `Install helm (https://helm.sh/docs/intro/install/) and run this command again, or run yourself, with the kubeconfig and context of the stack's kubernetes provider: helm ${helmArgs(d.helm!, timeoutOf(ops, d.urn)).join(" ")}; then this command again.`,
                 ],
-            );
+            });
         }
     }
+    // Nothing is done while an operation must stay in the state: the others say what would be done.
+    const blocked = left.some((l) => l.keep);
+    const stays = new Set(left.map((l) => l.urn));
+
+    say("\nPending operations:");
+    if (decisions.length === 0 && unread.length === 0) say("  - none");
+    for (const d of decisions)
+        say(
+            `  - ${d.what}: found ${d.found}; ${stays.has(d.urn) && d.stop ? "this command" : blocked ? "once that is done, would" : "will"} ${d.will}`,
+        );
+    for (const r of unread) say(`  - ${r.urn}: adopted by an earlier recovery that did not finish; will read it with its provider`);
+    if (noHelm) {
+        say(
+            `  - there is no helm CLI (3.x) on PATH: the ${helmSteps.length} release(s) that need a rollback or an uninstall stay as they were`,
+        );
+        helmSteps = [];
+    }
+    const unchanged = { left, unchanged: true, helmDone: [] };
     if (options.dryRun) {
         say("\nDry run: nothing was changed.");
-        return 0;
+        return unchanged;
     }
+    if (blocked) return unchanged;
 
+    const failed = new Set<string>();
+    const helmDone: string[] = [];
     for (const d of helmSteps) {
         const op = ops.find((o) => o.resource.urn === d.urn)!;
         const provider = providerOf(state, op.resource.provider)!;
         try {
             await deps.helm.run(d.helm!, providerAccess(provider), timeoutOf(ops, d.urn));
+            say(`    done: helm ${d.helm!.kind} ${d.helm!.name} (${d.helm!.namespace})`);
+            helmDone.push(`${d.helm!.kind} ${d.helm!.namespace}/${d.helm!.name}`);
         } catch (error) {
-            throw new Stop(`${(error as Error).message}; the stack's state was not changed.`, [
-                `Fix what Helm says (helm -n ${d.helm!.namespace} history ${d.helm!.name}), then npm run recover -- --stack ${options.stack} again.`,
-            ]);
+            failed.add(d.urn);
+            say(`    not done: ${(error as Error).message}`);
+            left.push({
+                what: d.what,
+                urn: d.urn,
+                why: `helm ${d.helm!.kind} failed`,
+                keep: true,
+                steps: [
+                    `Fix what Helm says (helm -n ${d.helm!.namespace} history ${d.helm!.name}), then npm run recover -- --stack ${options.stack} again.`,
+                ],
+            });
         }
-        say(`    done: helm ${d.helm!.kind} ${d.helm!.name} (${d.helm!.namespace})`);
     }
+    // Each done Helm step is found done by the next run, which then clears its operation.
+    if (failed.size > 0) return { left, unchanged: true, helmDone };
+    const leftUrns = new Set(left.map((l) => l.urn));
+    const acted = decisions.filter((d) => !leftUrns.has(d.urn));
 
-    const edits = decisions.map((d) => d.edit).filter((e): e is StateEdit => e !== undefined);
+    const edits = acted.map((d) => d.edit).filter((e): e is StateEdit => e !== undefined);
     let after: Checkpoint = state;
     // Other backends: the import also proves that no other run holds the stack.
     if (edits.length > 0 || !files) {
         const current = await stack.export();
         const now = (current.deployment.pending_operations ?? []).map((o) => o.resource.urn).sort();
         if (JSON.stringify(now) !== JSON.stringify(ops.map((o) => o.resource.urn).sort())) {
-            throw new Stop("the stack's pending operations changed while this command ran: another command is running on it.", [
+            const done = helmDone.length > 0 ? ` (Helm's steps were done: ${helmDone.join(", ")}; a rerun finds them done)` : "";
+            throw new Stop(`the stack's pending operations changed while this command ran: another command is running on it${done}.`, [
                 "Let it finish, then run this command again.",
             ]);
         }
@@ -269,7 +365,7 @@ async function recoverOperations(
     }
 
     const recorded = new Set((after.resources ?? []).map((r) => r.urn));
-    const targets = [...new Set([...decisions.filter((d) => d.refresh).map((d) => d.urn), ...unread.map((r) => r.urn)])].filter((u) =>
+    const targets = [...new Set([...acted.filter((d) => d.refresh).map((d) => d.urn), ...unread.map((r) => r.urn)])].filter((u) =>
         recorded.has(u),
     );
     if (targets.length > 0) {
@@ -282,7 +378,27 @@ async function recoverOperations(
             say,
         );
     }
-    return 0;
+    if (decisions.length > 0) {
+        say("\nWhat recover did:");
+        if (acted.length === 0) say("  - nothing to the pending operations");
+        for (const d of acted) say(`  - ${d.what}: ${did(d, recorded)}`);
+        if (left.length > 0) {
+            say("What it did not do:");
+            for (const l of left) say(`  - ${l.what}: left it as it was in the cluster (${l.why})`);
+        }
+    }
+    return { left, unchanged: false, helmDone };
+}
+
+/** What was done for a decision, in the past tense. */
+function did(d: Decision, recorded: ReadonlySet<string>): string {
+    const parts: string[] = [];
+    if (d.helm) parts.push(d.helm.kind === "rollback" ? `rolled it back to revision ${d.helm.revision}` : "uninstalled it");
+    if (d.edit?.kind === "clear") parts.push("cleared the pending operation");
+    if (d.edit?.kind === "adopt") parts.push(`recorded it in the stack (id ${d.edit.id})`);
+    if (d.edit?.kind === "record") parts.push("recorded the inputs it was upgraded with");
+    if (d.refresh && recorded.has(d.urn)) parts.push("read it again with its provider");
+    return parts.join(", ") || "nothing was needed";
 }
 
 function timeoutOf(ops: readonly PendingOperation[], urn: string): number {
@@ -357,11 +473,19 @@ async function withLockHandling(
     await command();
 }
 
-/** The checkpoint has no pending operation and nothing unread; a file backend has no lock and no torn sidecar. */
-async function verify(stack: PulumiStack, files: FileBackend | undefined, say: (t?: string) => void): Promise<void> {
+/**
+ * The checkpoint has no pending operation but those left for the user, and nothing unread; a file
+ * backend has no lock and no torn sidecar.
+ */
+async function verify(
+    stack: PulumiStack,
+    files: FileBackend | undefined,
+    left: ReadonlySet<string>,
+    say: (t?: string) => void,
+): Promise<void> {
     const state = (await stack.export()).deployment;
     const problems: string[] = [];
-    const pending = state.pending_operations ?? [];
+    const pending = (state.pending_operations ?? []).filter((o) => !left.has(o.resource.urn));
     if (pending.length > 0) problems.push(`pending operations remain: ${pending.map((o) => o.resource.urn).join(", ")}`);
     const unread = unreadResources(state);
     if (unread.length > 0) problems.push(`resources were not read by their providers: ${unread.map((r) => r.urn).join(", ")}`);
@@ -375,7 +499,7 @@ async function verify(stack: PulumiStack, files: FileBackend | undefined, say: (
         throw new Stop(`the stack is still not consistent: ${problems.join("; ")}`, [
             "Run this command again; if it says the same, report it with its output.",
         ]);
-    say("\nChecked: no pending operation, no lock, every resource read by its provider.");
+    say(`\nChecked: no pending operation${left.size > 0 ? " but those left" : ""}, no lock, every resource read by its provider.`);
 }
 
 /** A backend URL without credentials (an S3 or Postgres URL may carry them). */
