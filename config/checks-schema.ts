@@ -41,6 +41,12 @@ export const checksSchema = z
             workloads: z.boolean().default(true),
             /** Each compute plane's NVCFBackend is healthy and its operator's and agent's pods Ready. */
             computePlanes: z.boolean().default(true),
+            /** With the admin issuer proxy or its route off: the edge answers 404 for the admin route. */
+            adminRouteAtEdge: z.boolean().default(true),
+            /** The load balancer address the edge check dials, when the shared Gateway reports none. */
+            edgeAddress: z.string().trim().min(1).optional(),
+            /** A PEM CA the edge's certificate is checked against besides the system's (a private PKI). */
+            edgeCaCert: z.string().trim().min(1).optional(),
         }),
     })
     .prefault({});

@@ -10,7 +10,6 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import type { Kube } from "../components/health/kube-client";
 import type { KubeAccess } from "../components/providers/kube-access";
 import { helmFacts, objectFacts, providerAccess } from "../scripts/lib/recover/cluster";
 import { locateStack, readLocks, repairAttrs, tornAttrs, unreadableCheckpoint } from "../scripts/lib/recover/file-backend";
@@ -20,22 +19,11 @@ import type { PulumiStack } from "../scripts/lib/recover/pulumi";
 import { recover, type RecoverDeps, type RecoverOptions } from "../scripts/lib/recover/run";
 import { recoverCli } from "../scripts/lib/recover/cli";
 import type { ExportedState, StateResource } from "../scripts/lib/recover/state";
-import { FakeKubeApi } from "./support/fake-kube-api";
+import { FakeKubeApi, inProcessKube } from "./support/fake-kube-api";
 import { helmRelease, object, op, PROVIDER_REF, secret } from "./support/recover-fixtures";
 import type { HelmReleaseStatus } from "../components/contracts/helm";
 
 const KUBECONFIG = "apiVersion: v1\nkind: Config\n# the stack's secret kubeconfig\n";
-
-/** A Kube over the fake API server's answers, in process. */
-function inProcess(fake: FakeKubeApi): Kube {
-    return {
-        server: "fake",
-        async request(method, p) {
-            const [status, body] = fake.answer(method, p, `Bearer ${fake.token}`);
-            return { status, body, text: JSON.stringify(body) };
-        },
-    };
-}
 
 /** The stack as the Automation API would show it; `refresh` plays the providers' read. */
 class MemoryStack implements PulumiStack {
@@ -139,7 +127,7 @@ describe("recover: the command against fakes", () => {
             project: async () => ({ backendUrl, project: "nvcf-self-managed", select: async () => stack }),
             connect: async (access) => {
                 connected.push(access);
-                return inProcess(fake);
+                return inProcessKube(fake);
             },
             helm: {
                 version: async () => helmVersion,
@@ -522,7 +510,7 @@ describe("recover: the file backend, locks and the cluster's facts", () => {
 
     it("reads a release's history oldest first and the claims that belong to it", async () => {
         const fake = new FakeKubeApi();
-        const kube = inProcess(fake);
+        const kube = inProcessKube(fake);
         for (const [revision, status] of [
             [2, "pending-upgrade"],
             [1, "deployed"],
@@ -565,7 +553,7 @@ describe("recover: the file backend, locks and the cluster's facts", () => {
 
     it("finds an object through discovery: not served, absent, or present with the provider's field manager", async () => {
         const fake = new FakeKubeApi();
-        const kube = inProcess(fake);
+        const kube = inProcessKube(fake);
         assert.deepEqual(await objectFacts(kube, "kyverno.io/v1", "ClusterPolicy", undefined, "p"), {
             served: false,
             namespaced: false,

@@ -19,6 +19,13 @@ export const GATEWAY_API_CRDS = ["gatewayclasses", "gateways", "httproutes", "re
 export const GATEWAY_API_INSTALL =
     "kubectl apply --server-side -f https://github.com/kubernetes-sigs/gateway-api/releases/download/v1.2.0/experimental-install.yaml";
 
+/**
+ * The admin issuer proxy's route on the shared Gateway, as the bundle sets it
+ * (deploy/stacks/self-managed/global.yaml.gotmpl): host `api-keys.<global.domain>`, path
+ * `/v1/admin/keys`; NVIDIA's operations check it at the edge on port 443.
+ */
+export const ADMIN_ROUTE = { path: "/v1/admin/keys", edgePort: 443 } as const;
+
 /** `vX.Y.Z` at or above `minVersion`; a newer release keeps the kinds (an unparseable version is not accepted). */
 export function gatewayApiVersionSupported(version: unknown): boolean {
     const parse = (v: string) => /^v(\d+)\.(\d+)\.(\d+)/.exec(v)?.slice(1).map(Number);

@@ -2,6 +2,7 @@ import { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../contracts/gateway-api"
 import { agentIsHealthy, nvcfBackendPath } from "../contracts/nvca";
 import { OPENBAO_API } from "../contracts/openbao";
 import { excerpt, httpRequest, type TlsOptions } from "../providers/http";
+import { adminRouteAtEdge, EDGE_CHECK, type EdgeRouteProbe } from "./edge-check";
 import { getObject, listItems, type Kube } from "./kube-client";
 
 /**
@@ -17,7 +18,15 @@ export interface CheckResult {
     readonly detail: string;
     /** What to do about it, with the command to look closer; "" when ok. */
     readonly fix: string;
+    /**
+     * With `ok: false`: the check could not tell (the edge could not be reached from here). Never
+     * a pass, but it does not hold the health gate or fail `status`: it is reported as it is.
+     */
+    readonly inconclusive?: boolean;
 }
+
+/** A result that fails the gate, a stage or `status`: not ok, and not merely inconclusive. */
+export const failed = (r: CheckResult): boolean => !r.ok && r.inconclusive !== true;
 
 /** The oldest Kubernetes the program supports: nvcf-cli's own preflight refuses kubectl older than 1.28. */
 export const MIN_KUBERNETES = { major: 1, minor: 28 } as const;
@@ -60,6 +69,8 @@ export interface HealthSpec {
     /** Namespaces whose Deployments and StatefulSets must all be ready. */
     readonly workloads?: { readonly namespaces: readonly string[] };
     readonly nvcfBackend?: { readonly name: string; readonly namespace: string; readonly agentNamespace: string };
+    /** The admin route must not be served at the edge (the proxy or its route is off). */
+    readonly adminRouteAtEdge?: EdgeRouteProbe;
 }
 
 const ok = (name: string, detail: string): CheckResult => ({ name, ok: true, detail, fix: "" });
@@ -503,13 +514,15 @@ export async function health(kube: Kube, spec: HealthSpec): Promise<CheckResult[
         results.push(
             ...(await guarded("nvcfbackend", "kubectl -n nvca-operator get nvcfbackend", () => nvcfBackend(kube, spec.nvcfBackend!))),
         );
+    if (spec.adminRouteAtEdge)
+        results.push(...(await guarded(EDGE_CHECK, "kubectl get gateway -A", () => adminRouteAtEdge(kube, spec.adminRouteAtEdge!))));
     return results;
 }
 
 /** The failures as one message: each as "<cluster>: <check>: <detail>. Fix: <fix>", one a line. */
 export function describeFailures(cluster: string, results: readonly CheckResult[]): string {
     return results
-        .filter((r) => !r.ok)
+        .filter(failed)
         .map((r) => `${cluster}: ${r.name}: ${r.detail}. Fix: ${r.fix}`)
         .join("\n");
 }

@@ -2,6 +2,8 @@ import type { ChecksConfig } from "../../config/checks-schema";
 import type { ControlPlaneConfig } from "../../config/schema";
 import type { Settings } from "../../config/settings";
 import type { CatalogEntry } from "../control-plane/catalog";
+import { adminIssuerRouteOn, routeHostnames } from "../../config/derived-facts";
+import { ADMIN_ROUTE } from "../contracts/gateway-api";
 import type { GatewaySpec, HealthSpec, PreflightSpec } from "./checks";
 
 /** The account bootstrap hook of release `api` (nvcf-api chart). */
@@ -101,6 +103,20 @@ export function controlPlaneHealth(
             : {}),
         ...(h.routes && gw.enabled && routeNamespaces.length > 0 ? { routes: { namespaces: routeNamespaces } } : {}),
         ...(h.workloads ? { workloads: { namespaces: [...new Set(enabled.map((e) => e.namespace(cp)))].filter((n) => n) } } : {}),
+        // Turning the proxy or its route off removes nothing already served: NVIDIA's operations check the edge.
+        ...(h.adminRouteAtEdge && gw.enabled && !adminIssuerRouteOn(cp) && gw.gateways.shared.name
+            ? {
+                  adminRouteAtEdge: {
+                      host: routeHostnames(cp).apiKeys,
+                      path: ADMIN_ROUTE.path,
+                      port: ADMIN_ROUTE.edgePort,
+                      gateway: { namespace: gw.gateways.shared.namespace, name: gw.gateways.shared.name },
+                      ...(h.edgeAddress ? { address: h.edgeAddress } : {}),
+                      ...(h.edgeCaCert ? { ca: h.edgeCaCert } : {}),
+                      timeoutSeconds: 10,
+                  },
+              }
+            : {}),
     };
     return Object.keys(spec).length > 0 ? spec : undefined;
 }

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/project";
-import { describeFailures, health, preflight, type CheckResult, type HealthSpec, type PreflightSpec } from "../health/checks";
+import { describeFailures, failed, health, preflight, type CheckResult, type HealthSpec, type PreflightSpec } from "../health/checks";
 import { httpKube, type Kube } from "../health/kube-client";
 import { changedInputs, UNKNOWN_INPUT } from "./base";
 import { apiServer } from "./kube-access";
@@ -55,7 +55,7 @@ export class ClusterChecksProvider implements pulumi.dynamic.ResourceProvider<Cl
         const { __provider: _source, ...declared } = news as ClusterChecksInputs & { __provider?: string };
         if (JSON.stringify(declared).includes(UNKNOWN_INPUT)) return { changes: true };
         const results = await this.once(news);
-        return { changes: results.some((r) => !r.ok) };
+        return { changes: results.some(failed) };
     }
 
     async create(inputs: ClusterChecksInputs): Promise<pulumi.dynamic.CreateResult<ClusterChecksOutputs>> {
@@ -104,7 +104,7 @@ export class ClusterChecksProvider implements pulumi.dynamic.ResourceProvider<Cl
     private async run(inputs: ClusterChecksInputs): Promise<CheckResult[]> {
         if (inputs.kind === "preflight") {
             const results = await this.once(inputs);
-            if (results.some((r) => !r.ok)) {
+            if (results.some(failed)) {
                 throw new Error(
                     `preflight of the ${inputs.cluster} failed, so no release there was touched:\n${describeFailures(inputs.cluster, results)}\n` +
                         `(a check that cannot pass on a cluster you know is fine is skipped with ${PROJECT}:checks.preflight.<check>: false)`,
@@ -115,7 +115,7 @@ export class ClusterChecksProvider implements pulumi.dynamic.ResourceProvider<Cl
         const deadline = Date.now() + inputs.timeoutSeconds * 1000;
         for (;;) {
             const results = await this.once(inputs);
-            if (results.every((r) => r.ok)) return results;
+            if (!results.some(failed)) return results;
             if (Date.now() + inputs.pollSeconds * 1000 > deadline) {
                 throw new Error(
                     `the health gate of the ${inputs.cluster} still fails after ${inputs.timeoutSeconds} s:\n${describeFailures(inputs.cluster, results)}\n` +

@@ -10,8 +10,8 @@
  */
 
 export interface TlsOptions {
-    /** PEM CA bundle to trust. */
-    readonly ca?: string | Buffer;
+    /** PEM CA bundle to trust (instead of the system's). */
+    readonly ca?: string | Buffer | (string | Buffer)[];
     readonly cert?: string | Buffer;
     readonly key?: string | Buffer;
     /** false turns certificate verification off (only when the user asked for it). */
@@ -23,6 +23,8 @@ export interface HttpRequest {
     readonly url: string;
     /** Sent as `Host:` instead of the URL's host (TLS SNI stays the URL's). */
     readonly hostHeader?: string;
+    /** Dial this address instead of resolving the URL's host, as `curl --resolve` does: TLS SNI and `Host:` stay the URL's. */
+    readonly connectTo?: string;
     readonly headers?: Readonly<Record<string, string>>;
     /** Serialized as JSON unless already a string. */
     readonly body?: unknown;
@@ -141,6 +143,7 @@ function sendOnce(req: HttpRequest): Promise<HttpResponse> {
         Accept: "application/json",
         ...(body !== undefined ? { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)) } : {}),
         ...req.headers,
+        ...(req.connectTo ? { Host: url.host } : {}),
         ...(req.hostHeader ? { Host: req.hostHeader } : {}),
     };
     const timeoutMs = req.timeoutMs ?? 30_000;
@@ -150,7 +153,7 @@ function sendOnce(req: HttpRequest): Promise<HttpResponse> {
         let deadline: ReturnType<typeof setTimeout> | undefined = undefined;
         const options = {
             method: req.method,
-            hostname: url.hostname.replace(/^\[|\]$/g, ""),
+            hostname: (req.connectTo ?? url.hostname).replace(/^\[|\]$/g, ""),
             port: url.port || (secure ? 443 : 80),
             path: `${url.pathname}${url.search}`,
             headers,

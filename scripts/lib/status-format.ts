@@ -1,10 +1,11 @@
 /** `npm run status`'s output: a table for people, JSON for machines. */
+import { failed } from "../../components/health/checks";
 import { exitCode, type StatusReport } from "./status-run";
 
 interface Row {
     readonly cluster: string;
     readonly check: string;
-    readonly status: "ok" | "FAIL" | "SKIP";
+    readonly status: "ok" | "FAIL" | "SKIP" | "INCONCLUSIVE";
     readonly detail: string;
     readonly fix: string;
 }
@@ -14,7 +15,7 @@ function rows(report: StatusReport): Row[] {
         const checks = c.checks.map((r): Row => ({
             cluster: c.cluster,
             check: r.name,
-            status: r.ok ? "ok" : "FAIL",
+            status: r.ok ? "ok" : r.inconclusive ? "INCONCLUSIVE" : "FAIL",
             detail: r.detail,
             fix: r.fix,
         }));
@@ -44,17 +45,21 @@ export function formatTable(report: StatusReport): string {
     const head: Row = { cluster: "CLUSTER", check: "CHECK", status: "ok", detail: "DETAIL", fix: "" };
     const w1 = Math.max(...[head, ...all].map((r) => r.cluster.length));
     const w2 = Math.max(...[head, ...all].map((r) => r.check.length));
-    const line = (a: string, b: string, c: string, d: string) => `${a.padEnd(w1)}  ${b.padEnd(w2)}  ${c.padEnd(6)}  ${d}`.trimEnd();
+    const w3 = Math.max(6, ...all.map((r) => r.status.length));
+    const line = (a: string, b: string, c: string, d: string) => `${a.padEnd(w1)}  ${b.padEnd(w2)}  ${c.padEnd(w3)}  ${d}`.trimEnd();
     const out = [`status of stack ${report.stack} at ${report.time}`, line("CLUSTER", "CHECK", "STATUS", "DETAIL")];
     for (const r of all) {
         out.push(line(r.cluster, r.check, r.status, r.detail));
-        if (r.status === "FAIL" && r.fix) out.push(line("", "", "", `fix: ${r.fix}`));
+        if ((r.status === "FAIL" || r.status === "INCONCLUSIVE") && r.fix) out.push(line("", "", "", `fix: ${r.fix}`));
     }
     const checks = report.clusters.flatMap((c) => c.checks);
-    const failed = checks.filter((r) => !r.ok).length;
+    const failures = checks.filter(failed).length;
+    const unsure = checks.filter((r) => r.inconclusive).length;
     const skipped = report.clusters.filter((c) => c.state === "skipped").length;
     const unreachable = report.clusters.filter((c) => c.state === "unreachable").length;
-    const parts = [`${checks.length} checks: ${checks.length - failed} ok, ${failed} failed`];
+    const parts = [
+        `${checks.length} checks: ${checks.length - failures - unsure} ok, ${failures} failed${unsure ? `, ${unsure} inconclusive` : ""}`,
+    ];
     if (unreachable) parts.push(`${unreachable} cluster${unreachable > 1 ? "s" : ""} unreachable`);
     if (skipped) parts.push(`${skipped} cluster${skipped > 1 ? "s" : ""} not checked`);
     out.push(`${parts.join("; ")} (exit ${exitCode(report)})`);

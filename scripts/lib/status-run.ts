@@ -2,7 +2,7 @@
  * One round of `npm run status`: on each cluster, preflight, the health gate and the Helm drift,
  * read-only; a cluster that does not answer stops there (every other check would say the same).
  */
-import { health, preflight, type CheckResult } from "../../components/health/checks";
+import { failed, health, preflight, type CheckResult } from "../../components/health/checks";
 import { installedReleases, releaseDrift } from "../../components/health/helm-releases";
 import { bundleReleaseCheck } from "../../components/bundle/installed";
 import { httpKube, type Kube } from "../../components/health/kube-client";
@@ -102,5 +102,5 @@ export async function statusRound(stack: string, targets: readonly StatusTarget[
 export function exitCode(report: StatusReport): 0 | 1 | 2 {
     if (report.clusters.some((c) => c.state === "unreachable")) return 2;
     if (!report.clusters.some((c) => c.state === "checked")) return 2;
-    return report.clusters.some((c) => c.checks.some((r) => !r.ok)) ? 1 : 0;
+    return report.clusters.some((c) => c.checks.some(failed)) ? 1 : 0;
 }

@@ -774,6 +774,18 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             // No value skips migration 10: the chart reads none; the revocation follows the release instead.
             assert.equal((await values("vault-system", "openbao-server")).openbao.migrations.adminIssuerProxy, undefined);
 
+            // With the route off the gate checks the edge too; this Gateway has no load balancer: inconclusive, and the gate passed.
+            const gate = (await deployedResources()).find(
+                (r: any) => r.type === "pulumi-nodejs:dynamic/nvcf:HealthGate" && r.urn.includes("ControlPlane"),
+            );
+            const edge = gate?.outputs?.results?.find((r: any) => r.name === "admin-route-at-edge");
+            assert.equal(edge?.ok, false, JSON.stringify(gate?.outputs?.results));
+            assert.equal(edge?.inconclusive, true);
+            assert.match(
+                edge?.detail ?? "",
+                /reports no load balancer address, so https:\/\/api-keys\.\S+\/v1\/admin\/keys was not checked at the edge/,
+            );
+
             const status = async (p: string) => (await openbao.root("GET", p)).status;
             for (const p of Object.values(ADMIN_ISSUER_GRANT_PATHS)) assert.equal(await status(p), 404, `${p} revoked`);
             for (const p of ["auth/jwt/role/nvcf-api", `${NVCF_API_JWT_MOUNT}/roles/nvcf-api-admin`])

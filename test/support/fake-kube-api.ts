@@ -2,6 +2,7 @@ import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as zlib from "node:zlib";
 import { HELM_SECRET, type HelmReleaseStatus } from "../../components/contracts/helm";
+import type { Kube } from "../../components/health/kube-client";
 import { conform } from "./conformance";
 
 /**
@@ -117,4 +118,15 @@ export class FakeKubeApi {
             ? [200, { items: matching }]
             : [404, { kind: "Status", code: 404 }];
     }
+}
+
+/** A Kube over the fake API server's answers, in process (no socket). */
+export function inProcessKube(fake: FakeKubeApi): Kube {
+    return {
+        server: "fake",
+        async request(method, p) {
+            const [status, body] = fake.answer(method, p, `Bearer ${fake.token}`);
+            return { status, body, text: JSON.stringify(body) };
+        },
+    };
 }

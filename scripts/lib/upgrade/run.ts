@@ -8,7 +8,7 @@ import { setTimeout as sleepFor } from "node:timers/promises";
 import { compareVersions, findBundleRelease, selectedBundleRelease, type BundleRelease } from "../../../components/bundle/bundle-releases";
 import { RECEIPT } from "../../../components/bundle/receipt";
 import { readReceipt } from "../../../components/bundle/installed";
-import { kubernetesVersion, type CheckResult } from "../../../components/health/checks";
+import { failed, kubernetesVersion, type CheckResult } from "../../../components/health/checks";
 import type { Settings } from "../../../config/settings";
 import { LOCKED_STACK } from "../recover/locks";
 import { computePlaneChecks, phaseChecks, receiptMatches, releasesDeployed, type Clusters } from "./checks";
@@ -70,7 +70,7 @@ class StageFailure extends Error {
     constructor(readonly results: CheckResult[]) {
         super(
             results
-                .filter((r) => !r.ok)
+                .filter(failed)
                 .map((r) => `${r.name}: ${r.detail}`)
                 .join("; "),
         );
@@ -193,7 +193,7 @@ export async function runUpgrade(options: UpgradeOptions, deps: UpgradeDeps): Pr
             await deps.progress.write(progress);
             say(`   passed${note ? `: ${note}` : ""}.`);
         } catch (error) {
-            const results = error instanceof StageFailure ? error.results.filter((r) => !r.ok) : [];
+            const results = error instanceof StageFailure ? error.results.filter(failed) : [];
             const detail = results.length > 0 ? results.map((r) => `${r.name}: ${r.detail}`).join("\n") : engineErrors(error);
             progress = withStage(progress!, stage.id, { state: "failed", at: now().toISOString(), detail });
             await deps.progress
@@ -252,7 +252,7 @@ async function runStage(id: StageId, ctx: StageContext): Promise<string | undefi
                 if (version.ok) results.push(await releasesDeployed(c));
             }
             report(say, results);
-            if (results.some((r) => !r.ok)) throw new StageFailure(results);
+            if (results.some(failed)) throw new StageFailure(results);
             return undefined;
         }
         case "compute-planes":
@@ -329,7 +329,7 @@ async function waitFor(ctx: StageContext, checks: () => Promise<CheckResult[]>):
     for (;;) {
         interrupted(ctx.deps.signal);
         const results = await checks();
-        const failing = results.filter((r) => !r.ok);
+        const failing = results.filter(failed);
         if (failing.length === 0) {
             report(ctx.say, results);
             return;
@@ -347,7 +347,7 @@ async function waitFor(ctx: StageContext, checks: () => Promise<CheckResult[]>):
 }
 
 function report(say: (line?: string) => void, results: readonly CheckResult[]): void {
-    for (const r of results) say(`   ${r.ok ? "ok  " : "FAIL"} ${r.name}: ${r.detail}`);
+    for (const r of results) say(`   ${r.ok ? "ok  " : r.inconclusive ? "??  " : "FAIL"} ${r.name}: ${r.detail}`);
 }
 
 /**
