@@ -1,9 +1,11 @@
 /**
- * `node --import tsx scripts/run-workflow.ts <workflow.yml>...`: runs a GitHub workflow's jobs
+ * `node --import tsx scripts/run-workflow.ts [--ran <command>]... <workflow.yml>...`: runs a GitHub workflow's jobs
  * on this machine, in order, each in a fresh clone of HEAD, so a step the workflow is missing
  * (an install, say) fails here as it would on GitHub. `run:` steps run as GitHub runs them
  * (bash, $GITHUB_OUTPUT, $GITHUB_ENV, $RUNNER_TEMP, `if:` on step outputs); steps and jobs that
  * need GitHub (other actions, `vars.`, `secrets.`) are skipped with the reason printed.
+ * A `run:` step whose command is given with `--ran` is skipped: the caller ran it on the same
+ * commit (.ci/run's own checks, so the unit suite runs once).
  * Exit 0 every step run passed, 1 one failed, 2 the workflow holds what this cannot evaluate.
  * .ci/run runs it on pull-request.yml beside actionlint.
  */
@@ -22,9 +24,15 @@ function git(cwd: string, args: readonly string[]): string {
     return res.stdout.trim();
 }
 
-function main(files: readonly string[]): number {
+function main(args: readonly string[]): number {
+    const ran = new Set<string>();
+    const files: string[] = [];
+    for (let i = 0; i < args.length; i++) {
+        if (args[i] === "--ran" && i + 1 < args.length) ran.add(args[++i].trim());
+        else files.push(args[i]);
+    }
     if (files.length === 0 || files.includes("--help")) {
-        console.log("usage: node --import tsx scripts/run-workflow.ts <.github/workflows/file.yml>...");
+        console.log("usage: node --import tsx scripts/run-workflow.ts [--ran <command>]... <.github/workflows/file.yml>...");
         return files.length === 0 ? 2 : 0;
     }
     const repo = git(process.cwd(), ["rev-parse", "--show-toplevel"]);
@@ -48,7 +56,7 @@ function main(files: readonly string[]): number {
                 const parent = spawnSync("git", ["rev-parse", "--verify", "--quiet", "HEAD~1"], { cwd: workspace, encoding: "utf8" });
                 const base = parent.status === 0 ? parent.stdout.trim() : head;
                 const github = { "event.pull_request.base.sha": base, "event.pull_request.number": "0" };
-                runJob(job, { workspace, temp, github, log: (line) => console.log(line) });
+                runJob(job, { workspace, temp, github, log: (line) => console.log(line), ran });
                 fs.rmSync(workspace, { recursive: true, force: true });
             }
         }

@@ -62,7 +62,7 @@ describe("pull-request.yml", () => {
  * Runs scripts/run-workflow.ts on `workflow`, committed in a fixture repository of its own, in a
  * child process started when this file loads (see support/background.ts).
  */
-function workflowRun(workflow: string): Promise<Finished> {
+function workflowRun(workflow: string, args: readonly string[] = []): Promise<Finished> {
     return inBackground(async () => {
         const repo = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-workflow-test-"));
         const git = async (...args: string[]) => {
@@ -79,7 +79,7 @@ function workflowRun(workflow: string): Promise<Finished> {
             fs.writeFileSync(path.join(repo, "w.yml"), workflow);
             await git("add", "w.yml");
             await git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "w");
-            return await runToEnd(process.execPath, [...TSX_NODE_ARGS, path.join(ROOT, "scripts", "run-workflow.ts"), "w.yml"], {
+            return await runToEnd(process.execPath, [...TSX_NODE_ARGS, path.join(ROOT, "scripts", "run-workflow.ts"), ...args, "w.yml"], {
                 cwd: repo,
             });
         } finally {
@@ -148,6 +148,25 @@ jobs:
         assert.equal(res.code, 1);
         assert.match(res.stderr, /^workflow steps: test \/ run: test -d node_modules: failed with exit code 1\n$/);
         assert.doesNotMatch(res.stdout, /never/);
+    });
+
+    const alreadyRan = workflowRun(
+        `
+on: pull_request
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo installed
+      - run: exit 1
+`,
+        ["--ran", "exit 1"],
+    );
+    it("skips a run: step the caller already ran on this commit (--ran), and runs the others", async () => {
+        const res = await alreadyRan;
+        assert.equal(res.code, 0, res.stdout + res.stderr);
+        assert.match(res.stdout, /test \/ run: echo installed: passed/);
+        assert.match(res.stdout, /test \/ run: exit 1: skipped: ran above on this commit\n/);
     });
 
     const unknownExpression = workflowRun(`

@@ -12,6 +12,8 @@ export interface JobRun {
     readonly temp: string;
     readonly github: Readonly<Record<string, string>>;
     readonly log: (line: string) => void;
+    /** `run:` commands the caller already ran on this commit, in a fresh clone of its own: not run twice. */
+    readonly ran?: ReadonlySet<string>;
 }
 
 /**
@@ -46,6 +48,7 @@ export function runJob(job: Job, run: JobRun): void {
         if (githubOnly) return run.log(`  ${label}: skipped: ${githubOnly}`);
         if (step.if !== undefined && !condition(step.if, ctx)) return run.log(`  ${label}: skipped: if: ${step.if} is false`);
         if (step.run === undefined) return run.log(`  ${label}: ${usesStep(step, ctx)}`);
+        if (run.ran?.has(step.run.trim())) return run.log(`  ${label}: skipped: ran above on this commit`);
 
         const output = path.join(run.temp, `output-${index}`);
         fs.writeFileSync(output, "");
