@@ -188,7 +188,7 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
     }
 
     /** `npm run recover`, as the README gives it. */
-    const recoverStack = () => command("npm", ["run", "--silent", "recover", "--", "--stack", STACK]);
+    const recoverStack = (...more: string[]) => command("npm", ["run", "--silent", "recover", "--", "--stack", STACK, ...more]);
 
     /** helm, as a user follows recover's steps (the cluster's kubeconfig is $KUBECONFIG). */
     const helm = (args: string[]) => command(tools!.helm, args);
@@ -524,7 +524,7 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
                 assert.deepEqual(statuses, ["pending-install"], `${w.release} was left as it was`);
             }
 
-            const recovered = await command("npm", ["run", "--silent", "recover", "--", "--stack", STACK, "--yes"]);
+            const recovered = await recoverStack("--yes");
             assert.match(
                 recovered.stdout,
                 /Helm release cassandra-system\/cassandra .*will uninstall it \(helm -n cassandra-system uninstall cassandra, confirmed with --yes\).*will be new/,

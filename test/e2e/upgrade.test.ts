@@ -329,14 +329,18 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         }
     }
 
-    /** `npm run upgrade -- <args>` in the user's checkout; `killWhen` kills its whole process group once the output matches. */
-    function upgrade(
+    /**
+     * `npm run <script> -- --stack e2e <args>` in the user's checkout, its transcript kept;
+     * `killWhen` kills its whole process group once the output matches.
+     */
+    function npmScript(
+        script: string,
         args: string[],
         killWhen?: RegExp,
         moreEnv: NodeJS.ProcessEnv = {},
     ): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string }> {
         return new Promise((resolve) => {
-            const child = spawn("npm", ["run", "--silent", "upgrade", "--", "--stack", STACK, ...args], {
+            const child = spawn("npm", ["run", "--silent", script, "--", "--stack", STACK, ...args], {
                 cwd: project,
                 env: { ...env, ...moreEnv },
                 detached: true,
@@ -353,11 +357,13 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
             child.stdout.on("data", take);
             child.stderr.on("data", take);
             child.on("close", (code, signal) => {
-                transcript.push(`$ npm run upgrade -- --stack ${STACK} ${args.join(" ")}\n${out}(exit ${code ?? signal})`);
+                transcript.push(`$ npm run ${script} -- --stack ${STACK} ${args.join(" ")}\n${out}(exit ${code ?? signal})`);
                 resolve({ code, signal, out });
             });
         });
     }
+
+    const upgrade = (args: string[], killWhen?: RegExp, moreEnv: NodeJS.ProcessEnv = {}) => npmScript("upgrade", args, killWhen, moreEnv);
 
     /**
      * `npm run upgrade` killed inside a stage's update, at a Helm record write (a trigger, not a
@@ -406,22 +412,7 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
     }
 
     /** `npm run recover`, as the upgrade's message and the README give it. */
-    function recoverStack(): Promise<{ code: number | null; out: string }> {
-        return new Promise((resolve) => {
-            const child = spawn("npm", ["run", "--silent", "recover", "--", "--stack", STACK], {
-                cwd: project,
-                env,
-                stdio: ["ignore", "pipe", "pipe"],
-            });
-            let out = "";
-            child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-            child.stderr.on("data", (c: Buffer) => (out += c.toString("utf8")));
-            child.on("close", (code) => {
-                transcript.push(`$ npm run recover -- --stack ${STACK}\n${out}(exit ${code})`);
-                resolve({ code, out });
-            });
-        });
-    }
+    const recoverStack = () => npmScript("recover", []);
 
     async function records(): Promise<Map<string, Record_>> {
         const list = await kube.get<any>("/api/v1/secrets?labelSelector=owner%3Dhelm");

@@ -296,14 +296,11 @@ async function recoverOperations(
     }
     // Nothing is done while an operation must stay in the state: the others say what would be done.
     const blocked = left.some((l) => l.keep);
-    const stays = new Set(left.map((l) => l.urn));
 
     say("\nPending operations:");
     if (decisions.length === 0 && unread.length === 0) say("  - none");
     for (const d of decisions)
-        say(
-            `  - ${d.what}: found ${d.found}; ${stays.has(d.urn) && d.stop ? "this command" : blocked ? "once that is done, would" : "will"} ${d.will}`,
-        );
+        say(`  - ${d.what}: found ${d.found}; ${d.stop ? "this command" : blocked ? "once that is done, would" : "will"} ${d.will}`);
     for (const r of unread) say(`  - ${r.urn}: adopted by an earlier recovery that did not finish; will read it with its provider`);
     if (noHelm) {
         say(
