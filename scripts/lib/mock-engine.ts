@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { mockCall, mockState } from "./mock-providers";
 import { REPO_ROOT } from "./repo";
 import { unwrapSecrets } from "./secret-envelope";
-import { watchMonitor, withoutDiagnostics, withProviderCache } from "./sdk-internals";
+import { runWithMonitor, type MonitorHooks } from "./recording-monitor";
 import { withoutSourceMaps } from "./source-maps";
 import { projectName, type StackConfig } from "./stack-config";
 
@@ -107,20 +107,9 @@ async function executeAlone(
     const strings: Record<string, string> = {};
     for (const [k, v] of Object.entries(config)) strings[k] = typeof v === "string" ? v : JSON.stringify(v);
     pulumi.runtime.setAllConfig(strings, secretKeys);
-    await pulumi.runtime.setMocks(
-        {
-            newResource: (args) => ({ id: `${args.name}-id`, state: mockState(args.type, args.inputs) }),
-            call: (args) => mockCall(args.token, args.inputs),
-        },
-        projectName(root),
-        stack,
-        false,
-        // What the diy backends call every stack's organization.
-        "organization",
-    );
 
     const resources: RecordedResource[] = [];
-    const monitor = watchMonitor({
+    const hooks: MonitorHooks = {
         registered(req, urn) {
             const rawInputs = req.getObject()?.toJavaScript() ?? {};
             resources.push({
@@ -154,38 +143,34 @@ async function executeAlone(
                 rawInputs,
             });
         },
-    });
-
-    const { main, entry } = loadProgram(root);
-    return withProviderCache(entry, () =>
-        withoutDiagnostics(async () => {
-            let outputs: unknown;
-            let error: unknown;
-            try {
-                outputs = await resolve(main());
-            } catch (e) {
-                error = e;
-            }
-            await monitor.settled();
-            return { resources, outputs: outputs as Record<string, unknown>, error };
-        }),
-    );
+    };
+    const mocks: pulumi.runtime.Mocks = {
+        newResource: (args) => ({ id: `${args.name}-id`, state: mockState(args.type, args.inputs) }),
+        call: (args) => mockCall(args.token, args.inputs),
+    };
+    try {
+        // Loaded inside the run, as the language host loads a program inside its stack.
+        const program = () => loadProgram(root)();
+        const outputs = await runWithMonitor({ project: projectName(root), stack, organization: "organization", mocks, hooks }, program);
+        return { resources, outputs };
+    } catch (error) {
+        return { resources, outputs: {}, error };
+    }
 }
 
 /**
- * The program's exported function and its entry module's resolved path (the closure cache keys
- * the program's code by it). This repository's program stays in the module cache (the unit
+ * The program's exported function. This repository's program stays in the module cache (the unit
  * tests run it hundreds of times). Any other root (another revision's worktree) is loaded
  * afresh: its modules are keyed by its own paths, so it never shares state with this one, and
  * purging first means a directory reused for a different revision never runs stale code.
  */
-function loadProgram(root: string): { main: () => unknown; entry: string } {
+function loadProgram(root: string): () => unknown {
     const dir = fs.realpathSync(root);
     if (dir !== fs.realpathSync(REPO_ROOT)) forgetProgram(dir);
     const entry = require.resolve(path.join(dir, "index"));
     // Loaded by path at run time, as Pulumi's language host loads a program.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return { main: require(entry) as () => unknown, entry };
+    return require(entry) as () => unknown;
 }
 
 /**
@@ -200,9 +185,4 @@ export function forgetProgram(root: string): void {
             delete require.cache[file];
         }
     }
-}
-
-function resolve(value: unknown): Promise<unknown> {
-    const output = pulumi.output(value as object) as pulumi.Output<unknown>;
-    return new Promise((ok) => output.apply((v) => ok(v)));
 }
