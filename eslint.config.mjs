@@ -1,6 +1,7 @@
 // typescript-eslint's recommended rules, without type information so the lint stays fast.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import { noImportCycle } from "./scripts/lint/no-import-cycle.mjs";
 
 export default tseslint.config(
     { ignores: ["**/node_modules/**", "bin/**", "test/e2e/charts/**", "test/fixtures/**"] },
@@ -11,6 +12,10 @@ export default tseslint.config(
             // `_name` marks a parameter an interface requires but this implementation does not use.
             "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
         },
+    },
+    {
+        plugins: { local: { rules: { "no-import-cycle": noImportCycle } } },
+        rules: { "local/no-import-cycle": "error" },
     },
     {
         // Tests read JSON answers (Kubernetes objects, Helm release records, engine events) whose

@@ -1,3 +1,4 @@
+import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { clusterSchema, controlPlaneSchema, openbaoAccessSchema, registrySchema, releaseOverrideSchema } from "./schema";
 import { computePlanesSchema } from "./compute-plane-schema";
@@ -40,3 +41,10 @@ export const SECRET_KEYS = [
     "openbaoToken",
 ] as const;
 export type SecretKey = (typeof SECRET_KEYS)[number];
+
+/** The validated stack config: every structured key as its schema parses it, plus the secrets. */
+export type Settings = Readonly<z.infer<typeof structuredSettingsSchema>> & {
+    /** Clusters with an entry in the `computePlaneKubeconfigs` secret. */
+    readonly computePlaneKubeconfigNames: readonly string[];
+    readonly secrets: Readonly<Partial<Record<SecretKey, pulumi.Output<string>>>>;
+};

@@ -1,7 +1,7 @@
 import type { ControlPlaneConfig } from "./schema";
 import { ConfigProblem, keyPath } from "./errors";
 import { PROJECT, SecretKey } from "./keys";
-import type { Settings } from "./settings";
+import type { Settings } from "./keys";
 import { RESERVED_PULL_SECRET_NAMES, type ComputePlaneConfig } from "./compute-plane-schema";
 import { ecrRegistry } from "./aws-schema";
 import {

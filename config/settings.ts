@@ -1,16 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
 import { ConfigError, ConfigProblem, problemsFromIssues, unknownKeyMessage } from "./errors";
-import { PROJECT, SECRET_KEYS, SecretKey, STRUCTURED_KEYS, StructuredKey, structuredSettingsSchema } from "./keys";
+import { PROJECT, SECRET_KEYS, SecretKey, type Settings, STRUCTURED_KEYS, StructuredKey, structuredSettingsSchema } from "./keys";
 import { crossKeyProblems, plaintextSecretProblems } from "./rules";
 import { bundleProblems } from "./bundle-schema";
 
-/** The validated stack config: every structured key as its schema parses it, plus the secrets. */
-export type Settings = Readonly<z.infer<typeof structuredSettingsSchema>> & {
-    /** Clusters with an entry in the `computePlaneKubeconfigs` secret. */
-    readonly computePlaneKubeconfigNames: readonly string[];
-    readonly secrets: Readonly<Partial<Record<SecretKey, pulumi.Output<string>>>>;
-};
+export type { Settings } from "./keys";
 
 /** What the program read from stack config, before parsing. */
 export interface RawConfig {

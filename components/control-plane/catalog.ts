@@ -6,7 +6,7 @@ import {
     metricsBackendMode,
     type ObservabilityComponent,
 } from "../../config/derived-facts";
-import type { Values, ValuesContext } from "./values/context";
+import type { HealthCheck, Values, ValuesContext } from "./values/context";
 import { certManagerValues, cassandraValues, natsValues, nvcfPkiValues, openbaoValues } from "./values/dependencies";
 import {
     adminIssuerProxyValues,
@@ -45,23 +45,6 @@ export type ChartSource =
     | "nvcf"
     /** A chart the observability bundle ships as a local directory (observability.chartsPath). */
     | "observability-local";
-
-/** An HTTP endpoint of a Service in the release's namespace. */
-export interface ServiceEndpoint {
-    readonly service: string;
-    readonly port: number;
-    readonly path: string;
-}
-
-/** How NVCF's UI checks a release (one item of its `controlPlane.components` list). */
-export interface HealthCheck {
-    /** The component's name in the UI, when it is not the release's. */
-    readonly component?: string;
-    /** Its namespace, when it is not the release's. */
-    readonly namespace?: string;
-    readonly endpoints?: readonly ServiceEndpoint[];
-    readonly workloads?: readonly { readonly name: string; readonly type: "deployment" | "statefulset" }[];
-}
 
 export { OPENBAO } from "../contracts/openbao";
 

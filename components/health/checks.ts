@@ -1,32 +1,17 @@
-import { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../contracts/gateway-api";
-import { agentIsHealthy, nvcfBackendPath } from "../contracts/nvca";
-import { OPENBAO_API } from "../contracts/openbao";
-import { excerpt, httpRequest, type TlsOptions } from "../providers/http";
-import { adminRouteAtEdge, EDGE_CHECK, type EdgeRouteProbe } from "./edge-check";
-import { getObject, listItems, type Kube } from "./kube-client";
-
 /**
  * The checks of preflight, the health gate and `npm run status`: small functions over a
  * Kubernetes API client, each answering one question with one sentence and, when it fails, the fix.
  * They only read (the access review is a read of the caller's own rights), so `status` may run them any time.
  */
-export interface CheckResult {
-    /** Stable, short: the table's first column and the key of `--json`. */
-    readonly name: string;
-    readonly ok: boolean;
-    /** What was found, one sentence. */
-    readonly detail: string;
-    /** What to do about it, with the command to look closer; "" when ok. */
-    readonly fix: string;
-    /**
-     * With `ok: false`: the check could not tell (the edge could not be reached from here). Never
-     * a pass, but it does not hold the health gate or fail `status`: it is reported as it is.
-     */
-    readonly inconclusive?: boolean;
-}
+import { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../contracts/gateway-api";
+import { agentIsHealthy, nvcfBackendPath } from "../contracts/nvca";
+import { OPENBAO_API } from "../contracts/openbao";
+import { excerpt, httpRequest, type TlsOptions } from "../providers/http";
+import { failed, type CheckResult } from "./check-result";
+import { adminRouteAtEdge, EDGE_CHECK, type EdgeRouteProbe } from "./edge-check";
 
-/** A result that fails the gate, a stage or `status`: not ok, and not merely inconclusive. */
-export const failed = (r: CheckResult): boolean => !r.ok && r.inconclusive !== true;
+export { failed, type CheckResult } from "./check-result";
+import { getObject, listItems, type Kube } from "./kube-client";
 
 /** The oldest Kubernetes the program supports: nvcf-cli's own preflight refuses kubectl older than 1.28. */
 export const MIN_KUBERNETES = { major: 1, minor: 28 } as const;

@@ -1,6 +1,6 @@
 import { GATEWAY_API } from "../contracts/gateway-api";
 import { excerpt, HttpError, httpRequest } from "../providers/http";
-import type { CheckResult } from "./checks";
+import type { CheckResult } from "./check-result";
 import { getObject, type Kube } from "./kube-client";
 
 /**

@@ -1,6 +1,6 @@
 import * as zlib from "node:zlib";
 import { HELM_SECRET } from "../contracts/helm";
-import type { CheckResult } from "./checks";
+import type { CheckResult } from "./check-result";
 import { listItems, type Kube } from "./kube-client";
 
 /** A Helm release the stack declares: where it lives and the chart version it pins. */

@@ -1,7 +1,6 @@
 import { managedIssuer } from "../../../config/derived-facts";
 import type { ControlPlaneConfig } from "../../../config/schema";
-import type { HealthCheck } from "../catalog";
-import type { Values, ValuesContext } from "./context";
+import type { HealthCheck, Values, ValuesContext } from "./context";
 import { defined, image, nonEmpty, otlpEndpoint, pdb, placement, pullSecrets } from "./common";
 
 function tracing(ctx: ValuesContext): Values {

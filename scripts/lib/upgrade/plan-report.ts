@@ -3,7 +3,7 @@
  * Nothing changes and no progress is written.
  */
 import type { BundleRelease } from "../../../components/bundle/bundle-releases";
-import type { UpgradeDeps, UpgradeOptions } from "./run";
+import type { UpgradeDeps, UpgradeOptions } from "./options";
 import { describeStep, needsDrain, stageNumber, STAGES, type StageId, type StagePlan } from "./stages";
 
 /** What each stage checks after its update, in a line. */

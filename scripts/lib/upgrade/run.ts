@@ -9,47 +9,18 @@ import { compareVersions, findBundleRelease, selectedBundleRelease, type BundleR
 import { RECEIPT } from "../../../components/bundle/receipt";
 import { readReceipt } from "../../../components/bundle/installed";
 import { failed, kubernetesVersion, type CheckResult } from "../../../components/health/checks";
-import type { Settings } from "../../../config/settings";
 import { LOCKED_STACK } from "../recover/locks";
-import { computePlaneChecks, phaseChecks, receiptMatches, releasesDeployed, type Clusters } from "./checks";
+import { computePlaneChecks, phaseChecks, receiptMatches, releasesDeployed } from "./checks";
 import { printPlan, runbookStep } from "./plan-report";
-import type { Engine } from "./engine";
 import { engineErrors } from "./engine";
-import { functionQueuesEmpty, type QueueAccess, type QueueRef } from "./function-queues";
+import { functionQueuesEmpty } from "./function-queues";
 import { natsDrained } from "./nats-drain";
 import { openBaoClusterId, openBaoMembersChecked } from "./openbao";
-import { PROGRESS, resumeAt, withStage, type Progress, type ProgressStore } from "./progress";
+import type { UpgradeDeps, UpgradeOptions } from "./options";
+import { PROGRESS, resumeAt, withStage, type Progress } from "./progress";
 import { describeStep, needsDrain, planStages, stageNumber, stageOf, STAGES, type StageId, type StagePlan } from "./stages";
 
-export interface UpgradeOptions {
-    readonly stack: string;
-    /** Print the stages, each targeted preview and the checks; change nothing. */
-    readonly plan: boolean;
-    /** The installed bundle release, for an environment without a receipt (installed before receipts). */
-    readonly from?: string;
-    /** Forget a recorded upgrade to another release and start over. */
-    readonly restart: boolean;
-    /** Function queues that must be empty before NATS restarts (with the NVCF API's access). */
-    readonly queues: readonly QueueRef[];
-    readonly queueAccess?: QueueAccess;
-    readonly timeoutSeconds: number;
-    readonly pollSeconds: number;
-}
-
-export interface UpgradeDeps {
-    readonly engine: Engine;
-    /** The stack's settings (non-secret), as the program parses them. */
-    readonly settings: Settings;
-    readonly clusters: Clusters;
-    readonly progress: ProgressStore;
-    /** The bundle releases this checkout knows, oldest first. */
-    readonly releases: readonly BundleRelease[];
-    readonly out: (text: string) => void;
-    readonly sleep?: (ms: number) => Promise<void>;
-    readonly now?: () => Date;
-    /** Aborted by Ctrl-C: the upgrade stops at its next step; a stage it stops in is recorded as failed. */
-    readonly signal?: AbortSignal;
-}
+export type { UpgradeDeps, UpgradeOptions } from "./options";
 
 /** What the runbook says of going back (its rollback boundary), for a refused downgrade. */
 export const ROLLBACK_BOUNDARY = [
