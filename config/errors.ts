@@ -75,7 +75,7 @@ function allowedFor(issue: z.core.$ZodIssue): string | undefined {
         case "invalid_type":
             return `a value of type ${issue.expected}`;
         case "unrecognized_keys":
-            return "only the keys this program documents (see README, Settings)";
+            return "only the keys this program documents (see docs/settings.md)";
         case "too_small":
             return `${issue.origin === "string" ? "length " : ""}>= ${String(issue.minimum)}`;
         case "too_big":
@@ -105,7 +105,7 @@ export function problemsFromIssues(root: string, issues: readonly z.core.$ZodIss
             return issue.keys.map((k) => ({
                 key: keyPath(root, [...issue.path, k]),
                 message: unknownKeyMessage("unknown key", k, known),
-                allowed: known.length > 0 ? known.join(", ") : `the keys of ${keyPath(root, issue.path)} documented in the README`,
+                allowed: known.length > 0 ? known.join(", ") : `the keys of ${keyPath(root, issue.path)} documented in docs/settings.md`,
             }));
         }
         const given = "input" in issue && issue.input !== undefined ? issue.input : valueAt(raw, issue.path);

@@ -3,7 +3,7 @@
  * the bundle pins (test/fixtures/chart-reads.json, read from NVIDIA/nvcf by
  * scripts/parity/chart-reads.ts), or is listed with its reason: the values of a subchart or
  * chart whose source is not in NVIDIA/nvcf, the 1.1.0 switches and the bundle values the pinned
- * charts ignore (test/parity/unread-values.ts), each named in the README.
+ * charts ignore (test/parity/unread-values.ts), each named in docs/parity.md.
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -17,7 +17,7 @@ import { programEnvironment, programReleases, type ProgramRelease } from "./pari
 import { UNREAD_VALUES } from "./parity/unread-values";
 
 const TABLE = JSON.parse(fs.readFileSync(path.join(__dirname, "fixtures", "chart-reads.json"), "utf8")) as ChartReadsFile;
-const README = fs.readFileSync(path.join(__dirname, "..", "README.md"), "utf8");
+const PARITY_DOC = fs.readFileSync(path.join(__dirname, "..", "docs", "parity.md"), "utf8");
 
 /** Every leaf of a values tree as a path; a list's items are "*", an empty map or list is a leaf. */
 function leaves(value: unknown, at: string[] = []): string[][] {
@@ -98,7 +98,7 @@ describe("every value the program writes is one its chart reads, or is listed wi
         assert.deepEqual(
             [...new Set(unlisted)],
             [],
-            "values no template of the chart reads: fix the value name, or list it in test/parity/unread-values.ts and the README",
+            "values no template of the chart reads: fix the value name, or list it in test/parity/unread-values.ts and docs/parity.md",
         );
     });
 
@@ -117,15 +117,15 @@ describe("every value the program writes is one its chart reads, or is listed wi
         }
     });
 
-    test("the README names every listed value, deliberate difference and chart outside NVIDIA/nvcf", () => {
-        for (const u of UNREAD_VALUES) assert.ok(README.includes(`\`${u.path}\``), `README does not name ${u.path}`);
-        for (const d of DELIBERATE_DIFFERENCES) assert.ok(README.includes(`\`${d.path}\``), `README does not name ${d.path}`);
+    test("docs/parity.md names every listed value, deliberate difference and chart outside NVIDIA/nvcf", () => {
+        for (const u of UNREAD_VALUES) assert.ok(PARITY_DOC.includes(`\`${u.path}\``), `docs/parity.md does not name ${u.path}`);
+        for (const d of DELIBERATE_DIFFERENCES) assert.ok(PARITY_DOC.includes(`\`${d.path}\``), `docs/parity.md does not name ${d.path}`);
         for (const [release, source] of Object.entries(CHART_SOURCES)) {
-            if (source.kind === "outside") assert.ok(README.includes(`\`${release}\``), `README does not name ${release}`);
+            if (source.kind === "outside") assert.ok(PARITY_DOC.includes(`\`${release}\``), `docs/parity.md does not name ${release}`);
         }
         for (const chart of Object.values(TABLE.charts)) {
             for (const key of Object.keys(chart.external ?? {}))
-                assert.ok(README.includes(`\`${key}.*\``), `README does not name ${key}.*`);
+                assert.ok(PARITY_DOC.includes(`\`${key}.*\``), `docs/parity.md does not name ${key}.*`);
         }
     });
 });

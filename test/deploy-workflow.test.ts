@@ -1,6 +1,6 @@
 /**
  * The deploy workflow never cuts a `pulumi up` short: a killed run is what leaves a stack locked
- * with Helm releases its state does not record (README, When a run was interrupted).
+ * with Helm releases its state does not record (docs/operations.md, When a run was interrupted).
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";

@@ -90,7 +90,7 @@ export function restartWarnings(
                 release,
                 message:
                     `this update changes ${release} (${changes.join(", ")}) on an installed environment: ${STATEFUL_RELEASES[release]}. ` +
-                    `Apply it with npm run upgrade -- --stack ${stack}, which drains NATS first and runs the runbook's stages in order (README, Upgrade).`,
+                    `Apply it with npm run upgrade -- --stack ${stack}, which drains NATS first and runs the runbook's stages in order (docs/operations.md, Upgrade).`,
             },
         ];
     });

@@ -65,7 +65,7 @@ export function openbaoRollout(
     if (!rollout.enabled) {
         pulumi.log.warn(
             "openbaoRollout.enabled is false: after a change to OpenBao's pod template its members keep running the old one " +
-                "until they are replaced by hand (README, OpenBao upgrades)",
+                "until they are replaced by hand (docs/operations.md, OpenBao upgrades)",
             parent,
         );
     }

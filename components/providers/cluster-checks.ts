@@ -94,7 +94,7 @@ export class ClusterChecksProvider implements pulumi.dynamic.ResourceProvider<Cl
                     name: "kubeconfig",
                     ok: false,
                     detail: err instanceof Error ? err.message : String(err),
-                    fix: "set the cluster's kubeconfig secret or context (README, Compute planes)",
+                    fix: "set the cluster's kubeconfig secret or context (docs/settings.md, Compute planes)",
                 },
             ];
         }

@@ -194,7 +194,7 @@ function outputs(
 function offMessage(inputs: OpenBaoRolloutInputs, what: "changes" | "stale", stale: string[] = [], revision?: string): string {
     const how =
         `replace them one at a time, standbys first and the leader last after \`bao operator step-down\`, each unsealed before the next ` +
-        `(README, OpenBao upgrades), or set ${PROJECT}:openbaoRollout.enabled to true and run pulumi up`;
+        `(docs/operations.md, OpenBao upgrades), or set ${PROJECT}:openbaoRollout.enabled to true and run pulumi up`;
     return what === "changes"
         ? `${inputs.statefulSet}: its pod template changes and the automatic rollout is off (${PROJECT}:openbaoRollout.enabled: false): ` +
               `after pulumi up its members keep running the old template until they are replaced; ${how}`

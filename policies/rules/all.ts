@@ -17,7 +17,7 @@ import { podAnnotationsReservedPrefix } from "./pod-annotations-reserved-prefix"
 import { privilegedOnlyInotifyTuner } from "./privileged-only-inotify-tuner";
 import { registryCredentialsRawAuth } from "./registry-credentials-raw-auth";
 
-/** Every policy of the pack, in the order the README lists them. */
+/** Every policy of the pack, in the order docs/operations.md (Policy pack) lists them. */
 export const POLICIES: Policies = [
     helmReleasePinnedAndNamed,
     helmReleaseNoCreateNamespace,

@@ -24,7 +24,7 @@ and logs; E2E_LOG=<file> writes the CLI transcript; NVCF_E2E_CACHE moves the too
 Exit: 0 passed (or skipped as asked), 1 a test failed or a tool is missing.
 `;
 
-const BUILD = "build them once per machine with scripts/e2e/build-tools.sh (about 70 min cold), see README, End-to-end suite";
+const BUILD = "build them once per machine with scripts/e2e/build-tools.sh (about 70 min cold), see docs/testing.md, End-to-end suite";
 
 function main(argv: readonly string[]): number {
     if (wantsHelp(argv)) {

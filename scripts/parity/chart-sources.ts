@@ -1,7 +1,7 @@
 /**
  * Where each control-plane release's chart comes from in NVIDIA/nvcf, and at which ref: the
  * chart's release tag for the version the bundle pins; else the nearest newer release tag that
- * has the chart (marked "newer"); else the pinned bundle's commit (the README lists these two
+ * has the chart (marked "newer"); else the pinned bundle's commit (docs/parity.md lists these two
  * kinds: the source read may be newer than the chart the bundle installs).
  * `outside`: the chart's source is not in NVIDIA/nvcf; its values are checked only against the
  * bundle's (the parity test).

@@ -720,7 +720,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         "previews an annotation set with `config set --path` as exactly one release update, then applies it",
         { timeout: 10 * MIN },
         async () => {
-            // With --path the CLI stores "2" as a number; annotation values are strings (README, Settings).
+            // With --path the CLI stores "2" as a number; annotation values are strings (docs/settings.md).
             await cli.run([
                 "config",
                 "set",

@@ -368,7 +368,11 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
             "killed before any create",
         );
         const locked = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
-        assert.match(locked.stderr + locked.stdout, /error: the stack is currently locked by 1 lock\(s\)/, "a symptom the README quotes");
+        assert.match(
+            locked.stderr + locked.stdout,
+            /error: the stack is currently locked by 1 lock\(s\)/,
+            "a symptom docs/operations.md quotes",
+        );
         const recovered = await recoverStack();
         assert.match(recovered.stdout, /which no longer runs; will remove it/);
         await assertRecovers(recovered);
@@ -422,7 +426,7 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
             assert.match(
                 blocked.stdout + blocked.stderr,
                 /the stack is currently locked|failed to load checkpoint: EOF/,
-                "a symptom the README quotes",
+                "a symptom docs/operations.md quotes",
             );
             const recovered = await recoverStack();
             assert.match(

@@ -1,8 +1,8 @@
 /**
  * Where the program's values deliberately differ from `helmfile write-values` for the same
- * environment, by release and value path (a path covers everything under it). The README's
- * "Deliberate differences from the bundle" lists each with the same reason; the parity test
- * ignores exactly these, and a unit test checks that the README names every path.
+ * environment, by release and value path (a path covers everything under it). docs/parity.md,
+ * "Deliberate differences from the bundle", lists each with the same reason; the parity test
+ * ignores exactly these, and a unit test checks that docs/parity.md names every path.
  */
 export interface DeliberateDifference {
     readonly release: string;

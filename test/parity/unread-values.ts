@@ -1,7 +1,7 @@
 /**
  * Values the program writes that the chart's templates at the pinned version do not read
- * (test/fixtures/chart-reads.json), each with why it is written anyway and what it does. The
- * README's "Values no chart template reads" lists every one; test/chart-reads.test.ts fails on a
+ * (test/fixtures/chart-reads.json), each with why it is written anyway and what it does.
+ * docs/parity.md, "Values no chart template reads", lists every one; test/chart-reads.test.ts fails on a
  * written value that is neither read nor here, and on an entry here that is stale.
  *
  * - "1.1.0": a switch of NVCF 1.1.0, whose charts are not published yet; the value name is this

@@ -35,7 +35,7 @@ export async function releasesDeployed(cluster: Cluster): Promise<CheckResult> {
         name,
         ok: false,
         detail: `not deployed: ${bad.map((r) => `${r.namespace}/${r.name} (revision ${r.revision} ${r.status})`).join(", ")}`,
-        fix: `helm -n ${bad[0].namespace} history ${bad[0].name}: roll back or uninstall a pending revision, repair a failed one (README, A failed first install), then run the upgrade again`,
+        fix: `helm -n ${bad[0].namespace} history ${bad[0].name}: roll back or uninstall a pending revision, repair a failed one (docs/operations.md, A failed first install), then run the upgrade again`,
     };
 }
 
