@@ -3,9 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
 import { chartFromSources } from "../kubernetes/chart-source";
 import { helmRelease } from "../kubernetes/helm-release";
-import { Namespaces } from "../kubernetes/namespaces";
 import { clusterProvider } from "../kubernetes/provider";
-import { PullSecrets } from "../kubernetes/pull-secrets";
 import { ClusterRegistration } from "../providers/cluster-registration";
 import type { ClusterTarget } from "../resolve/clusters";
 import type { RegistryAccess } from "../resolve/registry";
@@ -13,13 +11,13 @@ import { addonChart, addonDependencies, enabledAddons } from "./addons";
 import { InotifyTuner } from "./inotify-tuner";
 import { defaultEndpoints, nvcaOperatorValues } from "./nvca-values";
 import { SmbCsiDriver } from "./smb-csi-driver";
-import { KYVERNO, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
-import { PULL_SECRET_POLICY, pullSecretPolicy } from "../kubernetes/pull-secret-policy";
+import { PULL_SECRET_POLICY } from "../kubernetes/pull-secret-policy";
+import { planeFoundation } from "../plane/foundation";
 import type { ChecksConfig } from "../../config/checks-schema";
 import type { ComputePlaneVersions } from "../bundle/versions";
 import { clusterReach } from "../resolve/clusters";
 import { computePlaneHealth, computePlanePreflight } from "../health/specs";
-import { HealthGate, Preflight } from "../providers/cluster-checks";
+import { HealthGate, type Preflight } from "../providers/cluster-checks";
 import { NVCA_CRDS, NVCA_NAMESPACES, NvcaTeardown } from "../providers/nvca-teardown";
 
 /** The release, namespace and chart of the operator: the namespace is mandatory (its ResourceQuota, mirror and cleanup hard-code it). */
@@ -74,8 +72,6 @@ export class ComputePlane extends pulumi.ComponentResource {
         const { plane, cluster, registry } = args;
         const skipAwait = cluster.skipAwait;
         const addons = enabledAddons(plane);
-        // Kyverno once per cluster: a plane on the control plane's cluster uses the control plane's.
-        const kyvernoInstall = plane.cluster.sameAsControlPlane ? undefined : registry.kyverno;
 
         this.provider = clusterProvider(`${name}-provider`, cluster, { parent: this });
         const children = { parent: this, providers: [this.provider] };
@@ -83,17 +79,8 @@ export class ComputePlane extends pulumi.ComponentResource {
         const label = `compute plane ${plane.clusterName}`;
 
         const preflightSpec = args.checks ? computePlanePreflight(args.checks) : undefined;
-        if (args.checks && preflightSpec) {
-            this.preflight = new Preflight(
-                `${name}-preflight`,
-                { cluster: label, reach, preflight: preflightSpec, timeoutSeconds: args.checks.preflight.timeoutSeconds },
-                { parent: this },
-            );
-        }
-        const afterPreflight = this.preflight ? [this.preflight] : [];
-
-        const namespaces = new Namespaces(
-            `${name}-namespaces`,
+        const foundation = planeFoundation(
+            name,
             {
                 namespaces: [
                     { name: NVCA_OPERATOR.namespace },
@@ -102,39 +89,23 @@ export class ComputePlane extends pulumi.ComponentResource {
                     ...[...new Set(addons.map((a) => a.namespace))]
                         .filter((ns) => ns !== NVCA_OPERATOR.namespace)
                         .map((ns) => ({ name: ns })),
-                    ...(kyvernoInstall ? [{ name: kyvernoInstall.namespace }] : []),
                 ],
+                registry,
+                // Kyverno once per cluster: a plane on the control plane's cluster uses the control plane's.
+                kyverno: plane.cluster.sameAsControlPlane ? undefined : registry.kyverno,
+                kyvernoElsewhere: plane.cluster.sameAsControlPlane && registry.kyverno ? [args.controlPlane] : [],
+                policyName: `${PULL_SECRET_POLICY}-${plane.clusterName}`,
+                preflight:
+                    args.checks && preflightSpec
+                        ? { cluster: label, reach, spec: preflightSpec, timeoutSeconds: args.checks.preflight.timeoutSeconds }
+                        : undefined,
+                skipAwait,
             },
-            children,
+            this,
+            this.provider,
         );
-        // Kyverno's own namespace needs no NVCF credential.
-        const nvcfNamespaces = Object.fromEntries(Object.entries(namespaces.byName).filter(([ns]) => ns !== kyvernoInstall?.namespace));
-        const pullSecrets = registry.pullSecret
-            ? new PullSecrets(`${name}-pull-secrets`, { ...registry.pullSecret, namespaces: nvcfNamespaces }, children)
-            : undefined;
-        const kyverno = kyvernoInstall
-            ? prerequisiteRelease(
-                  `${name}-kyverno`,
-                  KYVERNO,
-                  { ...kyvernoInstall, namespace: namespaces.byName[kyvernoInstall.namespace].metadata.name, sources: registry, skipAwait },
-                  { parent: this, provider: this.provider, dependsOn: [namespaces.byName[kyvernoInstall.namespace], ...afterPreflight] },
-              )
-            : undefined;
-        // On the control plane's cluster, the control plane's Kyverno serves the policy.
-        const kyvernoServer = kyverno ? [kyverno] : plane.cluster.sameAsControlPlane && registry.kyverno ? [args.controlPlane] : [];
-        const policy =
-            registry.pullSecretMode === "kyverno" && registry.pullSecret && pullSecrets
-                ? pullSecretPolicy(
-                      `${name}-pull-secret-policy`,
-                      {
-                          policyName: `${PULL_SECRET_POLICY}-${plane.clusterName}`,
-                          secretName: registry.pullSecret.name,
-                          secrets: pullSecrets.byNamespace,
-                          kyverno: kyvernoServer,
-                      },
-                      { parent: this, provider: this.provider },
-                  )
-                : undefined;
+        this.preflight = foundation.preflight;
+        const { namespaces, pullSecrets, afterPreflight, pullSecretPolicy: policy } = foundation;
 
         const tuner = new InotifyTuner(
             `${name}-inotify-tuner`,

@@ -18,11 +18,11 @@ import type { OpenBaoJwtBaseline } from "../providers/openbao-jwt-baseline";
 import type { OpenBaoRollout } from "../providers/openbao-rollout";
 import type { OpenBaoRolloutConfig } from "../../config/openbao-rollout-schema";
 import { jwtBaseline, openbaoPodTemplate, openbaoRollout, type OpenBaoUpgradeArgs } from "./openbao-upgrade";
-import { KYVERNO, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
-import { PULL_SECRET_POLICY, pullSecretPolicy } from "../kubernetes/pull-secret-policy";
+import { PULL_SECRET_POLICY } from "../kubernetes/pull-secret-policy";
+import { planeFoundation } from "../plane/foundation";
 import { gatewayNamespaces, GatewayPrerequisites } from "./gateway-prerequisites";
 import type { ChecksConfig } from "../../config/checks-schema";
-import { HealthGate, Preflight } from "../providers/cluster-checks";
+import { HealthGate, type Preflight } from "../providers/cluster-checks";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 import { controlPlaneHealth, controlPlanePreflight } from "../health/specs";
 import type { ReleaseGoal } from "../bundle/restart-warning";
@@ -129,62 +129,35 @@ export class ControlPlane extends pulumi.ComponentResource {
         const cp = args.environment;
         const { registry } = args;
 
-        const kyvernoNs = registry.kyverno ? [{ name: registry.kyverno.namespace }] : [];
-        this.namespaces = new Namespaces(`${name}-namespaces`, { namespaces: [...ownedNamespaces(cp), ...kyvernoNs] }, { parent: this });
-        if (registry.pullSecret) {
-            // Kyverno's own namespace needs no NVCF credential.
-            const nvcfNamespaces = Object.fromEntries(
-                Object.entries(this.namespaces.byName).filter(([ns]) => ns !== registry.kyverno?.namespace),
-            );
-            this.pullSecrets = new PullSecrets(
-                `${name}-pull-secrets`,
-                { ...registry.pullSecret, namespaces: nvcfNamespaces },
-                { parent: this },
-            );
-        }
         const enabled = enabledReleases(cp);
         const preflightSpec = args.checks ? controlPlanePreflight(cp, args.checks, enabled) : undefined;
-        if (args.checks && preflightSpec) {
-            // Before any release: a missing Gateway or StorageClass would otherwise surface as a 900 s Helm timeout.
-            this.preflight = new Preflight(
-                `${name}-preflight`,
-                {
-                    cluster: "control plane",
-                    reach: clusterReach(args.cluster),
-                    preflight: preflightSpec,
-                    timeoutSeconds: args.checks.preflight.timeoutSeconds,
-                },
-                { parent: this },
-            );
-        }
-        // Nothing of the stack's own runs on a cluster that failed preflight.
-        const afterPreflight = this.preflight ? [this.preflight] : [];
-        const kyverno = registry.kyverno
-            ? prerequisiteRelease(
-                  `${name}-kyverno`,
-                  KYVERNO,
-                  {
-                      ...registry.kyverno,
-                      namespace: this.namespaces.byName[registry.kyverno.namespace].metadata.name,
-                      sources: registry,
-                      skipAwait: args.cluster.skipAwait,
-                  },
-                  { parent: this, dependsOn: [this.namespaces.byName[registry.kyverno.namespace], ...afterPreflight] },
-              )
-            : undefined;
-        this.pullSecretPolicy =
-            registry.pullSecretMode === "kyverno" && registry.pullSecret && this.pullSecrets
-                ? pullSecretPolicy(
-                      `${name}-pull-secret-policy`,
-                      {
-                          policyName: PULL_SECRET_POLICY,
-                          secretName: registry.pullSecret.name,
-                          secrets: this.pullSecrets.byNamespace,
-                          kyverno: kyverno ? [kyverno] : [],
-                      },
-                      { parent: this },
-                  )
-                : undefined;
+        const foundation = planeFoundation(
+            name,
+            {
+                namespaces: ownedNamespaces(cp),
+                registry,
+                kyverno: registry.kyverno,
+                kyvernoElsewhere: [],
+                policyName: PULL_SECRET_POLICY,
+                // Before any release: a missing Gateway or StorageClass would otherwise surface as a 900 s Helm timeout.
+                preflight:
+                    args.checks && preflightSpec
+                        ? {
+                              cluster: "control plane",
+                              reach: clusterReach(args.cluster),
+                              spec: preflightSpec,
+                              timeoutSeconds: args.checks.preflight.timeoutSeconds,
+                          }
+                        : undefined,
+                skipAwait: args.cluster.skipAwait,
+            },
+            this,
+        );
+        this.namespaces = foundation.namespaces;
+        this.pullSecrets = foundation.pullSecrets;
+        this.pullSecretPolicy = foundation.pullSecretPolicy;
+        this.preflight = foundation.preflight;
+        const { afterPreflight } = foundation;
         const controllerNamespace = cp.ingress.gatewayApi.controllerNamespace;
         const controllerSecret = this.pullSecrets?.byNamespace[controllerNamespace];
         this.gateway = cp.ingress.gatewayApi.install.enabled
