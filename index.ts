@@ -1,6 +1,7 @@
 import { GatewayDns } from "./components/aws/gateway-dns";
 import { AwsProviders } from "./components/aws/providers";
-import { ComputePlane, NVCA_OPERATOR } from "./components/compute-plane/compute-plane";
+import { ComputePlane } from "./components/compute-plane/compute-plane";
+import { NVCA_OPERATOR } from "./components/compute-plane/catalog";
 import { RELEASE_NAMES } from "./components/control-plane/catalog";
 import { ControlPlane } from "./components/control-plane/control-plane";
 import { readGatewayApiManifest } from "./components/control-plane/gateway-api-manifest";
@@ -41,7 +42,7 @@ export = function main() {
             namespace: controlPlane.namespaces.byName[RECEIPT.namespace].metadata.name,
         },
         computePlanes: Object.fromEntries(
-            computePlanes.map((c) => [c.outputs.clusterName, { ...c.addons, [NVCA_OPERATOR.release]: c.operator }]),
+            computePlanes.map((c) => [c.outputs.clusterName, { ...c.addons, [NVCA_OPERATOR.name]: c.operator }]),
         ),
         provider,
         after: [controlPlane, ...computePlanes],

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { before, describe, test } from "node:test";
-import { addonChart, ADDONS, enabledAddons, topologyValues } from "../components/compute-plane/addons";
+import { ADDONS, enabledAddons, topologyValues } from "../components/compute-plane/addons";
+import { chartOf } from "../components/releases/declare";
+import { needNames } from "../components/releases/entry";
 import { agentMergeConfig, featureGates } from "../components/compute-plane/nvca-values";
 import { computePlaneSchema, type ComputePlaneConfig } from "../config/compute-plane-schema";
 import { devConfig, ProgramRun, RecordedResource, runProgram, withConfig } from "./support/harness";
@@ -66,7 +68,7 @@ const types = (config: Record<string, any> | undefined) => config?.cluster?.vali
 describe("the add-on catalog: the bundle's releases, in its file order", () => {
     test("release, namespace, chart, version (in the pinned bundle release) and needs of each add-on", () => {
         assert.deepEqual(
-            ADDONS.map((a) => [a.name, a.namespace, a.chart, PINNED.charts[a.name], a.needs.join(",")]),
+            ADDONS.map((a) => [a.name, a.namespace(parsePlane({})), a.chart, PINNED.charts[a.name], needNames(a).join(",")]),
             [
                 ["kai-scheduler", "kai-scheduler", "kai-scheduler", "v0.16.7", ""],
                 ["nvcf-kai-topology", "nvca-operator", "nvcf-cluster-topology", "0.1.0", "kai-scheduler"],
@@ -76,7 +78,7 @@ describe("the add-on catalog: the bundle's releases, in its file order", () => {
             ],
         );
         // Each release is listed after everything it needs: the catalog order is an install order.
-        ADDONS.forEach((a, i) => a.needs.forEach((n) => assert.ok(ADDONS.findIndex((b) => b.name === n) < i, `${a.name} after ${n}`)));
+        ADDONS.forEach((a, i) => needNames(a).forEach((n) => assert.ok(ADDONS.findIndex((b) => b.name === n) < i, `${a.name} after ${n}`)));
     });
 
     test("the end-to-end suite has a fixture chart of each add-on, with its exact chart name and version", () => {
@@ -205,22 +207,22 @@ describe("where the add-on charts come from", () => {
     test("the bundle's repositories by default, without the stack's chart credentials", () => {
         const plane = parsePlane({ addons: ALL_ON });
         const auth = { chartAuth: { username: "$oauthtoken", password: undefined as never } };
-        assert.deepEqual(addonChart(entry("kai-scheduler"), plane, { ...stack, ...auth }), {
+        assert.deepEqual(chartOf(entry("kai-scheduler"), plane, { ...stack, ...auth }), {
             chart: "oci://ghcr.io/kai-scheduler/kai-scheduler/kai-scheduler",
         });
-        assert.deepEqual(addonChart(entry("grove-operator"), plane, stack), { chart: "oci://ghcr.io/ai-dynamo/grove/grove-charts" });
-        assert.deepEqual(addonChart(entry("dynamo-operator"), plane, stack), {
+        assert.deepEqual(chartOf(entry("grove-operator"), plane, stack), { chart: "oci://ghcr.io/ai-dynamo/grove/grove-charts" });
+        assert.deepEqual(chartOf(entry("dynamo-operator"), plane, stack), {
             chart: "dynamo-platform",
             repositoryOpts: { repo: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo" },
         });
         // The topology chart is in no registry (not the stack's oci:// source): from chartsPath, or a repository it was pushed to.
-        assert.deepEqual(addonChart(entry("nvcf-kai-topology"), plane, stack), { chart: `${TOPOLOGY_CHARTS}/nvcf-cluster-topology` });
+        assert.deepEqual(chartOf(entry("nvcf-kai-topology"), plane, stack), { chart: `${TOPOLOGY_CHARTS}/nvcf-cluster-topology` });
         const local = parsePlane({ addons: { ...ALL_ON, topologyAwareScheduling: { enabled: true, chartsPath: "/charts/" } } });
-        assert.deepEqual(addonChart(entry("nvcf-grove-topology"), local, stack), { chart: "/charts/nvcf-cluster-topology" });
+        assert.deepEqual(chartOf(entry("nvcf-grove-topology"), local, stack), { chart: "/charts/nvcf-cluster-topology" });
         const pushed = parsePlane({
             addons: { ...ALL_ON, topologyAwareScheduling: { enabled: true, repository: "oci://registry.example.com/nvcf-charts" } },
         });
-        assert.deepEqual(addonChart(entry("nvcf-kai-topology"), pushed, stack), {
+        assert.deepEqual(chartOf(entry("nvcf-kai-topology"), pushed, stack), {
             chart: "oci://registry.example.com/nvcf-charts/nvcf-cluster-topology",
         });
     });
@@ -234,15 +236,15 @@ describe("where the add-on charts come from", () => {
             },
         });
         const dir = { chartSources: { path: "/srv/charts" } };
-        assert.deepEqual(addonChart(entry("kai-scheduler"), plane, dir), { chart: "/srv/charts/kai-scheduler" });
-        assert.deepEqual(addonChart(entry("nvcf-kai-topology"), plane, dir), { chart: "/srv/charts/nvcf-cluster-topology" });
-        assert.deepEqual(addonChart(entry("dynamo-operator"), plane, dir), { chart: "oci://registry.example.com/mirror/dynamo-platform" });
+        assert.deepEqual(chartOf(entry("kai-scheduler"), plane, dir), { chart: "/srv/charts/kai-scheduler" });
+        assert.deepEqual(chartOf(entry("nvcf-kai-topology"), plane, dir), { chart: "/srv/charts/nvcf-cluster-topology" });
+        assert.deepEqual(chartOf(entry("dynamo-operator"), plane, dir), { chart: "oci://registry.example.com/mirror/dynamo-platform" });
     });
 
     test("a mirror on the stack's own chart host gets its credentials", () => {
         const password = "p" as never;
         const plane = parsePlane({ addons: { kaiScheduler: { enabled: true, repository: "oci://nvcr.io/my-org/mirror" } } });
-        assert.deepEqual(addonChart(entry("kai-scheduler"), plane, { ...stack, chartAuth: { username: "$oauthtoken", password } }), {
+        assert.deepEqual(chartOf(entry("kai-scheduler"), plane, { ...stack, chartAuth: { username: "$oauthtoken", password } }), {
             chart: "oci://nvcr.io/my-org/mirror/kai-scheduler",
             repositoryOpts: { username: "$oauthtoken", password },
         });
@@ -312,10 +314,11 @@ describe("a compute plane with every add-on on", () => {
         const secret = (name: string) => byName(`compute-plane-gpu-a-pull-secrets-${name}`);
         for (const entry of ADDONS) {
             const r = addon(entry.name);
-            assert.ok(dependsOn(r, ns(entry.namespace)), `${entry.name} after its namespace`);
-            assert.ok(dependsOn(r, secret(entry.namespace)), `${entry.name} after its pull secret`);
-            for (const need of entry.needs) assert.ok(dependsOn(r, addon(need)), `${entry.name} after ${need}`);
-            const others = ADDON_RELEASES.filter((n) => n !== entry.name && !entry.needs.includes(n));
+            const namespace = entry.namespace(parsePlane({}));
+            assert.ok(dependsOn(r, ns(namespace)), `${entry.name} after its namespace`);
+            assert.ok(dependsOn(r, secret(namespace)), `${entry.name} after its pull secret`);
+            for (const need of needNames(entry)) assert.ok(dependsOn(r, addon(need)), `${entry.name} after ${need}`);
+            const others = ADDON_RELEASES.filter((n) => n !== entry.name && !needNames(entry).includes(n));
             for (const other of others) assert.ok(!dependsOn(r, addon(other)), `${entry.name} does not wait for ${other}`);
             assert.ok(dependsOn(byName("compute-plane-gpu-a-nvca-operator"), r), `nvca-operator after ${entry.name}`);
         }

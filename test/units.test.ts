@@ -61,9 +61,10 @@ describe("release ordering derived from the catalog", () => {
     test("every need names a catalog release, in the same or an earlier file", () => {
         const phase = new Map(CATALOG.map((e) => [e.name, PHASES.indexOf(e.phase)]));
         for (const entry of CATALOG) {
-            for (const need of entry.needs) {
+            for (const { release: need, why } of entry.needs) {
                 assert.ok(phase.has(need), `${entry.name} needs unknown ${need}`);
                 assert.ok(phase.get(need)! <= phase.get(entry.name)!, `${entry.name} needs later ${need}`);
+                assert.ok(why.trim().length > 0, `${entry.name} needs ${need} without a reason`);
             }
         }
     });
@@ -74,8 +75,8 @@ describe("release ordering derived from the catalog", () => {
         for (const [name, ds] of deps) for (const d of ds) assert.ok(order.indexOf(d) < order.indexOf(name), `${d} before ${name}`);
     });
     test("a cycle is reported, not looped on", () => {
-        const a = { ...CATALOG[5], name: "a", needs: ["b"] };
-        const b = { ...CATALOG[5], name: "b", needs: ["a"] };
+        const a = { ...CATALOG[5], name: "a", needs: [{ release: "b", why: "test" }] };
+        const b = { ...CATALOG[5], name: "b", needs: [{ release: "a", why: "test" }] };
         assert.throws(() => installOrder([a, b], releaseDependencies([a, b])), /cycle/);
     });
     test("release names are unique", () => {

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { chartVersion, grammarString, imageTag } from "../../config/grammar";
-import { ADDONS } from "../compute-plane/addons";
+import { BUNDLED_COMPUTE_PLANE_RELEASES } from "../compute-plane/catalog";
 import { RELEASE_NAMES } from "../control-plane/catalog";
 
 /**
@@ -12,8 +12,6 @@ import { RELEASE_NAMES } from "../control-plane/catalog";
  * sources pin go in, and each file says where they come from.
  */
 
-/** The NVCA operator's release on every GPU cluster (the compute-plane bundle's `02-nvca` file). */
-export const NVCA_OPERATOR_RELEASE = "nvca-operator";
 /** The compute-plane images the bundle pins itself (its `base.yaml`); the control plane's come with each chart. */
 export const COMPUTE_PLANE_IMAGES = ["nvca-operator", "nvca", "otel-collector"] as const;
 export type ComputePlaneImage = (typeof COMPUTE_PLANE_IMAGES)[number];
@@ -41,7 +39,7 @@ const bundleReleaseSchema = z.strictObject({
     source: z.string().min(1),
     controlPlane: z.strictObject({ charts: exactly(RELEASE_NAMES, version) }),
     computePlane: z.strictObject({
-        charts: exactly([...ADDONS.map((a) => a.name), NVCA_OPERATOR_RELEASE], version),
+        charts: exactly(BUNDLED_COMPUTE_PLANE_RELEASES, version),
         images: exactly(COMPUTE_PLANE_IMAGES, grammarString(imageTag)),
     }),
 });

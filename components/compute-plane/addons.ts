@@ -1,15 +1,12 @@
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
 import { kaiSchedulerPresent } from "../../config/derived-facts";
-import { chartFromRepository, chartFromSources, type ChartCredentials, type HelmSources } from "../kubernetes/chart-source";
-import type { ChartRef } from "../kubernetes/helm-release";
+import { needNames, type ChartSource, type Need, type ReleaseEntry, type Values, type VersionSource } from "../releases/entry";
 
 /**
  * The compute-plane bundle's optional GPU scheduling add-ons (its `01-dependencies` helmfile), as
  * data: one entry per release, in the file's order. The compute plane turns the enabled entries
  * into releases; nvca-operator (the next file) comes after all of them.
  */
-
-export type Values = Record<string, unknown>;
 
 /** What a values builder reads. */
 export interface AddonValuesContext {
@@ -18,25 +15,7 @@ export interface AddonValuesContext {
     readonly imagePullSecrets: readonly { readonly name: string }[];
 }
 
-/** Where an add-on's chart comes from. */
-export type AddonSource =
-    /** A repository of the bundle's `repositories:` (public), unless the plane points elsewhere. */
-    | { readonly kind: "repository"; readonly repository: string; readonly override: (plane: ComputePlaneConfig) => string | undefined }
-    /** The bundle's chart directory (addons.topologyAwareScheduling.chartsPath), or a repository it was pushed to. */
-    | { readonly kind: "topology-local" };
-
-export interface AddonEntry {
-    readonly name: string;
-    readonly namespace: string;
-    /** The chart; its version is the stack's bundle release's (components/bundle/). */
-    readonly chart: string;
-    readonly source: AddonSource;
-    /** The bundle's `needs`, by release name; a need on a release that is off is dropped. */
-    readonly needs: readonly string[];
-    /** The bundle's `condition` (or `installed:`). */
-    readonly enabled: (plane: ComputePlaneConfig) => boolean;
-    readonly values: (ctx: AddonValuesContext) => Values;
-}
+export type AddonEntry = ReleaseEntry<ComputePlaneConfig, AddonValuesContext>;
 
 /** The KAI scheduler: the release and its namespace must both be `kai-scheduler` (KAI's installation requirement). */
 export const KAI_SCHEDULER = "kai-scheduler";
@@ -44,17 +23,29 @@ export const KAI_SCHEDULER = "kai-scheduler";
 export const TOPOLOGY_CHART = "nvcf-cluster-topology";
 
 const topologyOn = (plane: ComputePlaneConfig) => plane.addons.topologyAwareScheduling.enabled;
+const fixed = (ns: string) => () => ns;
+const BUNDLE: VersionSource<ComputePlaneConfig> = { kind: "bundle" };
+/** A public repository of the bundle's `repositories:`, unless the plane names a mirror. */
+const publicRepository = (repository: string, mirror: (p: ComputePlaneConfig) => string | undefined): ChartSource<ComputePlaneConfig> => ({
+    kind: "public",
+    repository,
+    mirror,
+});
+/** The bundle's topology chart directory (addons.topologyAwareScheduling.chartsPath), or a repository it was pushed to. */
+const TOPOLOGY_LOCAL: ChartSource<ComputePlaneConfig> = {
+    kind: "local-or-pushed",
+    directory: (p) => p.addons.topologyAwareScheduling.chartsPath,
+    pushedTo: (p) => p.addons.topologyAwareScheduling.repository,
+};
+const need = (release: string, why: string): Need => ({ release, why });
 
 export const ADDONS: readonly AddonEntry[] = [
     {
         name: KAI_SCHEDULER,
-        namespace: KAI_SCHEDULER,
+        namespace: fixed(KAI_SCHEDULER),
         chart: "kai-scheduler",
-        source: {
-            kind: "repository",
-            repository: "oci://ghcr.io/kai-scheduler/kai-scheduler",
-            override: (p) => p.addons.kaiScheduler.repository,
-        },
+        source: publicRepository("oci://ghcr.io/kai-scheduler/kai-scheduler", (p) => p.addons.kaiScheduler.repository),
+        version: BUNDLE,
         needs: [],
         enabled: (plane) => plane.addons.kaiScheduler.enabled,
         values: kaiSchedulerValues,
@@ -62,43 +53,46 @@ export const ADDONS: readonly AddonEntry[] = [
     {
         // Cluster-scoped Topology CRs; the release lives with NVCA's own resources.
         name: "nvcf-kai-topology",
-        namespace: "nvca-operator",
+        namespace: fixed("nvca-operator"),
         chart: TOPOLOGY_CHART,
-        source: { kind: "topology-local" },
-        needs: [KAI_SCHEDULER],
+        source: TOPOLOGY_LOCAL,
+        version: BUNDLE,
+        needs: [need(KAI_SCHEDULER, "its Topology objects are KAI's CRD (kai.scheduler/v1alpha1)")],
         // A KAI scheduler installed outside the stack serves the Topology CRD as well.
         enabled: (plane) => topologyOn(plane) && kaiSchedulerPresent(plane),
         values: (ctx) => topologyValues(ctx, { kai: true }),
     },
     {
         name: "grove-operator",
-        namespace: "grove-system",
+        namespace: fixed("grove-system"),
         chart: "grove-charts",
-        source: { kind: "repository", repository: "oci://ghcr.io/ai-dynamo/grove", override: (p) => p.addons.groveOperator.repository },
-        needs: [KAI_SCHEDULER],
+        source: publicRepository("oci://ghcr.io/ai-dynamo/grove", (p) => p.addons.groveOperator.repository),
+        version: BUNDLE,
+        needs: [need(KAI_SCHEDULER, "NVIDIA's helmfile lists it in needs")],
         enabled: (plane) => plane.addons.groveOperator.enabled,
         values: groveOperatorValues,
     },
     {
         // Grove's ClusterTopologyBindings reference the KAI Topology CRs: after both.
         name: "nvcf-grove-topology",
-        namespace: "nvca-operator",
+        namespace: fixed("nvca-operator"),
         chart: TOPOLOGY_CHART,
-        source: { kind: "topology-local" },
-        needs: ["grove-operator", "nvcf-kai-topology"],
+        source: TOPOLOGY_LOCAL,
+        version: BUNDLE,
+        needs: [
+            need("grove-operator", "its ClusterTopologyBinding objects are Grove's CRD"),
+            need("nvcf-kai-topology", "its bindings reference the KAI Topology objects by topologyReference"),
+        ],
         enabled: (plane) => topologyOn(plane) && plane.addons.groveOperator.enabled,
         values: (ctx) => topologyValues(ctx, { kai: false }),
     },
     {
         name: "dynamo-operator",
-        namespace: "dynamo-system",
+        namespace: fixed("dynamo-system"),
         chart: "dynamo-platform",
-        source: {
-            kind: "repository",
-            repository: "https://helm.ngc.nvidia.com/nvidia/ai-dynamo",
-            override: (p) => p.addons.dynamoOperator.repository,
-        },
-        needs: ["grove-operator"],
+        source: publicRepository("https://helm.ngc.nvidia.com/nvidia/ai-dynamo", (p) => p.addons.dynamoOperator.repository),
+        version: BUNDLE,
+        needs: [need("grove-operator", "NVIDIA's helmfile lists it in needs")],
         enabled: (plane) => plane.addons.dynamoOperator.enabled,
         values: dynamoOperatorValues,
     },
@@ -116,34 +110,8 @@ export function enabledAddons(plane: ComputePlaneConfig): AddonEntry[] {
  */
 export function addonDependencies(enabled: readonly AddonEntry[]): Map<string, string[]> {
     const names = new Set(enabled.map((e) => e.name));
-    return new Map(enabled.map((e) => [e.name, e.needs.filter((n) => names.has(n))]));
+    return new Map(enabled.map((e) => [e.name, needNames(e).filter((n) => names.has(n))]));
 }
-
-/** The chart sources and credentials of the plane, as its RegistryAccess resolved them. */
-export interface AddonChartSources {
-    readonly chartSources: HelmSources;
-    readonly chartAuth?: ChartCredentials;
-}
-
-/**
- * Where Helm pulls an add-on's chart. A repository add-on: the plane's `repository` override,
- * else the stack's local chart directory when its charts are mirrored to one, else the bundle's
- * public repository (no credentials: the stack's chart credentials are for its own source).
- * The topology chart: `chartsPath`, else the `repository` it was pushed to, else the stack's local chart
- * directory (a config rule requires one of them).
- */
-export function addonChart(entry: AddonEntry, plane: ComputePlaneConfig, sources: AddonChartSources): ChartRef {
-    if (entry.source.kind === "topology-local") {
-        const { chartsPath, repository } = plane.addons.topologyAwareScheduling;
-        if (chartsPath) return chartFromSources(entry.chart, { path: chartsPath }, undefined);
-        // NVIDIA publishes the chart to no registry: a repository it was pushed to, else the stack's local chart directory.
-        return chartFromRepository(entry.chart, repository ?? "", repository, sources);
-    }
-    return chartFromRepository(entry.chart, entry.source.repository, entry.source.override(plane), sources);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Values: what 01-dependencies.yaml.gotmpl gives each release (global.yaml.gotmpl renders nothing).
 
 const KAI_DEFAULT_RESOURCES: Record<string, { requests: [string, string]; limits: [string, string] }> = {
     operator: { requests: ["50m", "256Mi"], limits: ["1000m", "1Gi"] },

@@ -1,27 +1,24 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
-import { chartFromSources } from "../kubernetes/chart-source";
-import { helmRelease } from "../kubernetes/helm-release";
 import { clusterProvider } from "../kubernetes/provider";
 import { ClusterRegistration } from "../providers/cluster-registration";
 import type { ClusterTarget } from "../resolve/clusters";
 import type { RegistryAccess } from "../resolve/registry";
-import { addonChart, addonDependencies, enabledAddons } from "./addons";
+import { addonDependencies, enabledAddons } from "./addons";
+import { NVCA_OPERATOR, NVCA_OPERATOR_NAMESPACE } from "./catalog";
+import { declareRelease, releaseValues } from "../releases/declare";
 import { InotifyTuner } from "./inotify-tuner";
-import { defaultEndpoints, nvcaOperatorValues } from "./nvca-values";
+import { defaultEndpoints, type ComputePlaneVersions } from "./nvca-values";
 import { SmbCsiDriver } from "./smb-csi-driver";
 import { PULL_SECRET_POLICY } from "../kubernetes/pull-secret-policy";
 import { planeFoundation } from "../plane/foundation";
 import type { ChecksConfig } from "../../config/checks-schema";
-import type { ComputePlaneVersions } from "../bundle/versions";
 import { clusterReach } from "../resolve/clusters";
 import { computePlaneHealth, computePlanePreflight } from "../health/specs";
 import { HealthGate, type Preflight } from "../providers/cluster-checks";
 import { NVCA_CRDS, NVCA_NAMESPACES, NvcaTeardown } from "../providers/nvca-teardown";
 
-/** The release, namespace and chart of the operator: the namespace is mandatory (its ResourceQuota, mirror and cleanup hard-code it). */
-export const NVCA_OPERATOR = { release: "nvca-operator", namespace: "nvca-operator", chart: "helm-nvca-operator" } as const;
 /** Namespaces the operator owns (it updates and deletes them) but whose pull secrets must exist before it starts. */
 export const OPERATOR_MANAGED_NAMESPACES = ["nvca-system", "nvcf-backend"] as const;
 
@@ -83,11 +80,11 @@ export class ComputePlane extends pulumi.ComponentResource {
             name,
             {
                 namespaces: [
-                    { name: NVCA_OPERATOR.namespace },
+                    { name: NVCA_OPERATOR_NAMESPACE },
                     ...OPERATOR_MANAGED_NAMESPACES.map((ns) => ({ name: ns, sharedMetadata: true })),
                     // The add-ons' own namespaces (the topology releases share nvca-operator's).
-                    ...[...new Set(addons.map((a) => a.namespace))]
-                        .filter((ns) => ns !== NVCA_OPERATOR.namespace)
+                    ...[...new Set(addons.map((a) => a.namespace(plane)))]
+                        .filter((ns) => ns !== NVCA_OPERATOR_NAMESPACE)
                         .map((ns) => ({ name: ns })),
                 ],
                 registry,
@@ -114,7 +111,7 @@ export class ComputePlane extends pulumi.ComponentResource {
         );
         const smb = new SmbCsiDriver(
             `${name}-smb-csi-driver`,
-            { version: plane.smbCsiDriver.version, source: plane.smbCsiDriver.source, skipAwait },
+            { plane, sources: registry, skipAwait },
             { ...children, dependsOn: afterPreflight },
         );
 
@@ -161,16 +158,18 @@ export class ComputePlane extends pulumi.ComponentResource {
 
         const addonReleases: Record<string, k8s.helm.v3.Release> = {};
         for (const entry of addons) {
-            const ns = namespaces.byName[entry.namespace];
-            const secret = pullSecrets?.byNamespace[entry.namespace];
-            addonReleases[entry.name] = helmRelease(
-                `${name}-${entry.name}`,
+            const namespace = entry.namespace(plane);
+            const ns = namespaces.byName[namespace];
+            const secret = pullSecrets?.byNamespace[namespace];
+            addonReleases[entry.name] = declareRelease(
                 {
-                    name: entry.name,
+                    logicalName: `${name}-${entry.name}`,
+                    entry,
+                    settings: plane,
                     namespace: ns.metadata.name,
-                    chart: addonChart(entry, plane, registry),
                     version: args.versions.charts[entry.name],
-                    values: entry.values({ plane, imagePullSecrets: registry.imagePullSecrets }),
+                    values: releaseValues(entry, { plane, imagePullSecrets: registry.imagePullSecrets }),
+                    sources: registry,
                     skipAwait,
                 },
                 {
@@ -182,7 +181,7 @@ export class ComputePlane extends pulumi.ComponentResource {
                         ...(policy ? [policy] : []),
                         ...(addonDeps.get(entry.name) ?? []).map((dep) => addonReleases[dep]),
                         // Uninstalled before the teardown deletes the namespace that holds their Helm records.
-                        ...((NVCA_NAMESPACES as readonly string[]).includes(entry.namespace) ? [this.teardown] : []),
+                        ...((NVCA_NAMESPACES as readonly string[]).includes(namespace) ? [this.teardown] : []),
                         ...afterPreflight,
                     ],
                 },
@@ -190,15 +189,15 @@ export class ComputePlane extends pulumi.ComponentResource {
         }
         this.addons = addonReleases;
 
-        const operatorNamespace = namespaces.byName[NVCA_OPERATOR.namespace];
-        this.operator = helmRelease(
-            `${name}-nvca-operator`,
+        const operatorNamespace = namespaces.byName[NVCA_OPERATOR_NAMESPACE];
+        this.operator = declareRelease(
             {
-                name: NVCA_OPERATOR.release,
+                logicalName: `${name}-nvca-operator`,
+                entry: NVCA_OPERATOR,
+                settings: plane,
                 namespace: operatorNamespace.metadata.name,
-                chart: chartFromSources(NVCA_OPERATOR.chart, registry.chartSources, registry.chartAuth),
-                version: args.versions.charts[NVCA_OPERATOR.release],
-                values: nvcaOperatorValues({
+                version: args.versions.charts[NVCA_OPERATOR.name],
+                values: releaseValues(NVCA_OPERATOR, {
                     plane,
                     versions: args.versions,
                     image: args.image,
@@ -208,6 +207,7 @@ export class ComputePlane extends pulumi.ComponentResource {
                     clusterId: this.registration.clusterId,
                     clusterGroupId: this.registration.clusterGroupId,
                 }),
+                sources: registry,
                 skipAwait,
             },
             {
@@ -231,8 +231,8 @@ export class ComputePlane extends pulumi.ComponentResource {
         );
 
         const healthSpec = args.checks
-            ? computePlaneHealth(args.checks, plane.clusterName, { namespace: NVCA_OPERATOR.namespace, agentNamespace: "nvca-system" }, [
-                  ...new Set(addons.map((a) => a.namespace)),
+            ? computePlaneHealth(args.checks, plane.clusterName, { namespace: NVCA_OPERATOR_NAMESPACE, agentNamespace: "nvca-system" }, [
+                  ...new Set(addons.map((a) => a.namespace(plane))),
               ])
             : undefined;
         if (args.checks && healthSpec) {

@@ -1,6 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
-import type { ComputePlaneVersions } from "../bundle/versions";
 import { dynamoOperatorPresent, groveOperatorPresent, kaiSchedulerPresent } from "../../config/derived-facts";
 
 /** Feature gates the compute-plane bundle always appends. */
@@ -126,6 +125,16 @@ function child(parent: Record<string, unknown>, key: string): Record<string, unk
     const made: Record<string, unknown> = {};
     parent[key] = made;
     return made;
+}
+
+/** What one GPU cluster installs: each release's chart version and the NVCA images. */
+export interface ComputePlaneVersions {
+    /** The add-ons' and the NVCA operator's chart versions, by release name. */
+    readonly charts: Readonly<Record<string, string>>;
+    readonly operatorImage: string;
+    /** The NVCA agent the operator deploys (`selfManaged.nvcaVersion`). */
+    readonly nvcaVersion: string;
+    readonly otelCollectorImage: string;
 }
 
 export interface NvcaValuesArgs {

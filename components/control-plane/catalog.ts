@@ -6,7 +6,10 @@ import {
     metricsBackendMode,
     type ObservabilityComponent,
 } from "../../config/derived-facts";
-import type { HealthCheck, Values, ValuesContext } from "./values/context";
+import type { ValuesContext } from "./values/context";
+import type { ChartSource, Need, ReleaseEntry, VersionSource } from "../releases/entry";
+import { BUNDLE_BASE } from "../../config/bundle-base";
+import type { Plain } from "../../config/deep-merge";
 import { certManagerValues, cassandraValues, natsValues, nvcfPkiValues, openbaoValues } from "./values/dependencies";
 import {
     adminIssuerProxyValues,
@@ -39,38 +42,11 @@ import { OPENBAO, OPENBAO_API } from "../contracts/openbao";
 export const PHASES = ["observability-infrastructure", "dependencies", "core", "observability"] as const;
 export type Phase = (typeof PHASES)[number];
 
-/** Where a release's chart comes from. */
-export type ChartSource =
-    /** The stack's `nvcf` repository (global.helm.sources). */
-    | "nvcf"
-    /** A chart the observability bundle ships as a local directory (observability.chartsPath). */
-    | "observability-local";
-
 export { OPENBAO } from "../contracts/openbao";
 
-/** One Helm release of the bundle, as data. */
-export interface CatalogEntry {
-    readonly name: string;
-    readonly namespace: (cp: ControlPlaneConfig) => string;
-    /** The chart; its version is the stack's bundle release's (components/bundle/). */
-    readonly chart: string;
-    /** The environment key whose `version` pins the chart version instead, where the bundle has one (components/bundle/versions.ts). */
-    readonly environmentVersion?: EnvironmentVersionKey;
-    readonly source: ChartSource;
+/** One Helm release of the control-plane bundle, as data. */
+export interface CatalogEntry extends ReleaseEntry<ControlPlaneConfig, ValuesContext> {
     readonly phase: Phase;
-    /** The bundle's `needs`, by release name; an edge to a release that is off is dropped. */
-    readonly needs: readonly string[];
-    /** The bundle's `condition` (or the template guard around the release). */
-    readonly enabled: (cp: ControlPlaneConfig) => boolean;
-    readonly values: (ctx: ValuesContext) => Values;
-    /** Cluster-scoped objects (CRDs, ClusterIssuers, webhooks) in the chart. */
-    readonly clusterScoped?: boolean;
-    /** The Service other releases reach it at, in its namespace. */
-    readonly service?: { readonly name: string; readonly port: number };
-    /** What NVCF's UI checks of it, when the UI lists it. */
-    readonly health?: HealthCheck;
-    /** Its workloads keep data on persistent volumes that an uninstall would throw away (tables, Raft storage, unseal keys). */
-    readonly holdsData?: boolean;
 }
 
 const always = () => true;
@@ -84,14 +60,37 @@ const installs = (component: ObservabilityComponent) => (cp: ControlPlaneConfig)
 /** `nvcf/helm-nvcf-<release name>`: the bundle's dependency and service templates. */
 const nvcfChart = (name: string) => `helm-nvcf-${name}`;
 
+/** The stack's `nvcf` repository. */
+const NVCF: ChartSource<ControlPlaneConfig> = { kind: "nvcf" };
+/** A chart the observability bundle ships as a local directory: observability.chartsPath when set, else the `nvcf` repository. */
+const OBSERVABILITY_LOCAL: ChartSource<ControlPlaneConfig> = { kind: "nvcf", localDirectory: (cp) => cp.observability.chartsPath };
+const BUNDLE: VersionSource<ControlPlaneConfig> = { kind: "bundle" };
+
+/**
+ * An observability release's `version` key, when the environment sets it. base.yaml's default is
+ * the pinned bundle's own version and every environment is merged over it, so only a value that
+ * differs from it is the user's pin; otherwise the selected bundle release decides.
+ */
+const environmentPin = (key: EnvironmentVersionKey): VersionSource<ControlPlaneConfig> => ({
+    kind: "bundle",
+    pin: (cp) => {
+        const given = cp[key].version;
+        return given !== (BUNDLE_BASE[key] as Plain).version ? given : undefined;
+    },
+});
+
+/** An edge copied from NVIDIA's helmfile `needs:`, where its files give no reason of their own. */
+const HELMFILE = "NVIDIA's helmfile lists it in needs";
+const need = (release: string, why: string = HELMFILE): Need => ({ release, why });
+
 export const CATALOG: readonly CatalogEntry[] = [
     // 00-observability-infrastructure: the nested observability stack; the default profile (control) installs it before the dependencies.
     {
         name: "prometheus-operator-crds",
         namespace: (cp) => cp.prometheusOperatorCrds.namespace ?? monitoring(cp),
         chart: "prometheus-operator-crds",
-        environmentVersion: "prometheusOperatorCrds",
-        source: "nvcf",
+        version: environmentPin("prometheusOperatorCrds"),
+        source: NVCF,
         phase: "observability-infrastructure",
         needs: [],
         enabled: installs("prometheusOperatorCrds"),
@@ -102,10 +101,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "opentelemetry-operator",
         namespace: (cp) => cp.opentelemetryOperator.namespace ?? monitoring(cp),
         chart: "opentelemetry-operator",
-        environmentVersion: "opentelemetryOperator",
-        source: "nvcf",
+        version: environmentPin("opentelemetryOperator"),
+        source: NVCF,
         phase: "observability-infrastructure",
-        needs: ["prometheus-operator-crds"],
+        needs: [need("prometheus-operator-crds")],
         enabled: installs("otelOperator"),
         values: opentelemetryOperatorValues,
         clusterScoped: true,
@@ -114,8 +113,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "victoria-metrics",
         namespace: (cp) => cp.victoriaMetrics.namespace ?? monitoring(cp),
         chart: "victoria-metrics-single",
-        environmentVersion: "victoriaMetrics",
-        source: "nvcf",
+        version: environmentPin("victoriaMetrics"),
+        source: NVCF,
         phase: "observability-infrastructure",
         needs: [],
         enabled: (cp) => observabilityOn(cp) && metricsBackendMode(cp) === "install",
@@ -127,9 +126,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "otel-collector",
         namespace: (cp) => cp.collector.namespace ?? monitoring(cp),
         chart: "nvcf-otel-collector",
-        source: "observability-local",
+        version: BUNDLE,
+        source: OBSERVABILITY_LOCAL,
         phase: "observability-infrastructure",
-        needs: ["opentelemetry-operator", "prometheus-operator-crds", "victoria-metrics"],
+        needs: [need("opentelemetry-operator"), need("prometheus-operator-crds"), need("victoria-metrics")],
         enabled: installs("collector"),
         values: otelCollectorValues,
         clusterScoped: true,
@@ -138,9 +138,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "default-monitors",
         namespace: (cp) => cp.defaultMonitors.namespace ?? monitoring(cp),
         chart: "nvcf-default-monitors",
-        source: "observability-local",
+        version: BUNDLE,
+        source: OBSERVABILITY_LOCAL,
         phase: "observability-infrastructure",
-        needs: ["prometheus-operator-crds"],
+        needs: [need("prometheus-operator-crds")],
         enabled: observabilityOn,
         values: defaultMonitorsValues,
     },
@@ -150,7 +151,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "nats",
         namespace: fixed("nats-system"),
         chart: nvcfChart("nats"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "dependencies",
         needs: [],
         enabled: (cp) => cp.nats.enabled,
@@ -161,7 +163,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "cert-manager",
         namespace: fixed("cert-manager"),
         chart: nvcfChart("cert-manager"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "dependencies",
         needs: [],
         enabled: (cp) => cp.certManager.enabled,
@@ -179,9 +182,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: OPENBAO.release,
         namespace: fixed("vault-system"),
         chart: nvcfChart("openbao-server"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "dependencies",
-        needs: ["nats"],
+        needs: [need("nats")],
         enabled: (cp) => cp.openbao.enabled,
         values: openbaoValues,
         clusterScoped: true,
@@ -196,9 +200,13 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "nvcf-pki",
         namespace: fixed("cert-manager"),
         chart: "helm-nvcf-pki",
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "dependencies",
-        needs: ["openbao-server", "cert-manager"],
+        needs: [
+            need("openbao-server", "its issuer authenticates to OpenBao (the helmfile's audience is openbao-server's address)"),
+            need("cert-manager", "its issuers are cert-manager objects"),
+        ],
         enabled: managedIssuer,
         values: nvcfPkiValues,
         clusterScoped: true,
@@ -207,7 +215,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "cassandra",
         namespace: fixed("cassandra-system"),
         chart: nvcfChart("cassandra"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "dependencies",
         needs: [],
         enabled: (cp) => cp.cassandra.enabled,
@@ -221,7 +230,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "api-keys",
         namespace: fixed("api-keys"),
         chart: nvcfChart("api-keys"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
         needs: [],
         enabled: always,
@@ -232,7 +242,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "sis",
         namespace: fixed("sis"),
         chart: nvcfChart("sis"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
         needs: [],
         enabled: always,
@@ -240,14 +251,14 @@ export const CATALOG: readonly CatalogEntry[] = [
         service: { name: "api", port: 8080 },
         health: { endpoints: [{ service: "api", port: 8080, path: "/health" }] },
     },
-    // api needs ess-api for its account-bootstrap hook, not to start.
     {
         name: "api",
         namespace: fixed("nvcf"),
         chart: nvcfChart("api"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
-        needs: ["ess-api"],
+        needs: [need("ess-api", "not to start: the api chart's account-bootstrap script needs it (NVIDIA's helmfile)")],
         enabled: always,
         values: apiValues,
         service: { name: "api", port: 8080 },
@@ -257,7 +268,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "nvct-api",
         namespace: fixed("nvcf"),
         chart: nvcfChart("nvct-api"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
         needs: [],
         enabled: always,
@@ -269,9 +281,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "invocation-service",
         namespace: fixed("nvcf"),
         chart: nvcfChart("invocation-service"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
-        needs: ["api"],
+        needs: [need("api")],
         enabled: always,
         values: invocationValues,
         health: { endpoints: [{ service: "invocation", port: 8080, path: "/health" }] },
@@ -280,9 +293,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "grpc-proxy",
         namespace: fixed("nvcf"),
         chart: nvcfChart("grpc-proxy"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
-        needs: ["api"],
+        needs: [need("api")],
         enabled: always,
         values: grpcProxyValues,
         health: { endpoints: [{ service: "grpc", port: 10081, path: "/health" }] },
@@ -291,9 +305,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "ratelimiter",
         namespace: fixed("nvcf"),
         chart: "helm-nvcf-rate-limiter",
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
-        needs: ["api"],
+        needs: [need("api")],
         enabled: (cp) => cp.rateLimiter.enabled,
         values: rateLimiterValues,
         service: { name: "ratelimiter", port: 7777 },
@@ -303,7 +318,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "ess-api",
         namespace: fixed("ess"),
         chart: nvcfChart("ess-api"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
         needs: [],
         enabled: always,
@@ -314,7 +330,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "notary-service",
         namespace: fixed("nvcf"),
         chart: nvcfChart("notary-service"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
         needs: [],
         enabled: always,
@@ -326,7 +343,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "admin-issuer-proxy",
         namespace: fixed("api-keys"),
         chart: "helm-admin-token-issuer-proxy",
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
         needs: [],
         enabled: (cp) => cp.adminIssuerProxy.enabled,
@@ -337,7 +355,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "reval",
         namespace: fixed("nvcf"),
         chart: "helm-reval",
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
         needs: [],
         enabled: always,
@@ -348,7 +367,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "nats-auth-callout-service",
         namespace: fixed("nats-system"),
         chart: "helm-nvcf-nats-auth-callout-service",
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
         needs: [],
         enabled: always,
@@ -359,9 +379,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "llm-request-router",
         namespace: fixed("nvcf"),
         chart: "helm-nvcf-llm-request-router",
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
-        needs: ["api"],
+        needs: [need("api")],
         enabled: (cp) => cp.addons.llm.enabled,
         values: llmRequestRouterValues,
         health: {
@@ -375,9 +396,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "llm-api-gateway",
         namespace: fixed("nvcf"),
         chart: "helm-nvcf-llm-api-gateway",
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
-        needs: ["llm-request-router"],
+        needs: [need("llm-request-router")],
         enabled: (cp) => cp.addons.llm.enabled,
         values: llmApiGatewayValues,
         health: {
@@ -391,9 +413,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "vanity-gateway",
         namespace: fixed("nvcf"),
         chart: nvcfChart("vanity-gateway"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
-        needs: ["invocation-service"],
+        needs: [need("invocation-service")],
         enabled: (cp) => cp.addons.vanityGateway.enabled,
         values: vanityGatewayValues,
         health: { endpoints: [{ service: "vanity-gateway", port: 8080, path: "/health" }] },
@@ -402,7 +425,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "nvcf-ui",
         namespace: fixed("nvcf-ui"),
         chart: "helm-nvcf-ui",
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
         needs: [],
         enabled: (cp) => cp.addons.nvcfUi.enabled,
@@ -412,9 +436,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "ingress",
         namespace: (cp) => cp.ingress.gatewayApi.controllerNamespace,
         chart: "nvcf-gateway-routes",
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "core",
-        needs: ["notary-service", "api-keys", "nvcf-ui"],
+        needs: [need("notary-service"), need("api-keys"), need("nvcf-ui")],
         enabled: (cp) => cp.ingress.gatewayApi.enabled,
         values: gatewayRoutesValues,
         // The UI watches the Envoy Gateway controller that the routes attach to (a prerequisite).
@@ -430,7 +455,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "state-metrics",
         namespace: fixed("nvcf"),
         chart: nvcfChart("state-metrics"),
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "observability",
         needs: [],
         enabled: (cp) => cp.stateMetrics.enabled,
@@ -440,9 +466,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         name: "function-autoscaler",
         namespace: fixed("nvcf"),
         chart: "helm-nvcf-function-autoscaler",
-        source: "nvcf",
+        version: BUNDLE,
+        source: NVCF,
         phase: "observability",
-        needs: ["state-metrics"],
+        needs: [need("state-metrics")],
         enabled: functionAutoscalerEnabled,
         values: functionAutoscalerValues,
     },

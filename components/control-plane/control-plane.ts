@@ -4,12 +4,10 @@ import type { ControlPlaneConfig, ReleaseOverride } from "../../config/schema";
 import type { Settings } from "../../config/settings";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { PullSecrets } from "../kubernetes/pull-secrets";
-import { helmRelease } from "../kubernetes/helm-release";
 import { CATALOG, catalogEntry, OPENBAO, serviceAddress, type CatalogEntry } from "./catalog";
-import { chartFromSources } from "../kubernetes/chart-source";
 import type { RegistryAccess } from "../resolve/registry";
 import { controlPlaneCredentials, type CredentialSecrets } from "./credentials";
-import { deepMerge } from "../../config/deep-merge";
+import { declareRelease, releaseValues } from "../releases/declare";
 import { installOrder, releaseDependencies } from "./ordering";
 import type { ReleaseHealth, ValuesContext } from "./values/context";
 import { routeHostnames } from "../../config/derived-facts";
@@ -197,11 +195,6 @@ export class ControlPlane extends pulumi.ComponentResource {
             secrets: controlPlaneCredentials(name, args.secrets, args.accountRegistries.username, this),
         };
 
-        const chartOf = (entry: CatalogEntry) =>
-            entry.source === "observability-local" && cp.observability.chartsPath
-                ? chartFromSources(entry.chart, { path: cp.observability.chartsPath }, undefined)
-                : chartFromSources(entry.chart, registry.chartSources, registry.chartAuth);
-
         const openbaoEntry = enabled.find((e) => e.name === OPENBAO.release);
         const openbao: OpenBaoUpgradeArgs | undefined = openbaoEntry
             ? {
@@ -230,16 +223,17 @@ export class ControlPlane extends pulumi.ComponentResource {
                 ...afterPreflight,
                 ...(entry.name === OPENBAO.release && this.jwtBaseline ? [this.jwtBaseline] : []),
             ];
-            const goal = { version: args.chartVersions[entry.name], values: deepMerge(entry.values(ctx), override?.values) };
+            const goal = { version: args.chartVersions[entry.name], values: releaseValues(entry, ctx, override?.values) };
             goals[entry.name] = goal;
             if (entry.name === OPENBAO.release) openbaoTemplate = openbaoPodTemplate(entry.chart, goal.version, goal.values);
-            releases[entry.name] = helmRelease(
-                `${name}-${entry.name}`,
+            releases[entry.name] = declareRelease(
                 {
-                    name: entry.name,
+                    logicalName: `${name}-${entry.name}`,
+                    entry,
+                    settings: cp,
                     namespace: ns ? ns.metadata.name : namespace,
-                    chart: chartOf(entry),
                     ...goal,
+                    sources: registry,
                     skipAwait: args.cluster.skipAwait,
                 },
                 { parent: this, dependsOn },

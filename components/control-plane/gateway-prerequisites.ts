@@ -3,7 +3,8 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../../config/schema";
 import type { Manifest } from "./gateway-api-manifest";
 import type { ChartCredentials, HelmSources } from "../kubernetes/chart-source";
-import { ENVOY_GATEWAY, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
+import { ENVOY_GATEWAY } from "../kubernetes/cluster-prerequisites";
+import { declareRelease, releaseValues, versionOf } from "../releases/declare";
 
 /** The label the listeners admit routes from (gateway-routing.md); the Gateways' namespaces carry it too. */
 export const GATEWAY_ROUTE_LABEL = { "nvcf/platform": "true" } as const;
@@ -95,14 +96,14 @@ export class GatewayPrerequisites extends pulumi.ComponentResource {
         });
 
         const controllerNamespace = args.namespaces[cp.ingress.gatewayApi.controllerNamespace];
-        this.controller = prerequisiteRelease(
-            `${name}-envoy-gateway`,
-            ENVOY_GATEWAY,
+        this.controller = declareRelease(
             {
+                logicalName: `${name}-envoy-gateway`,
+                entry: ENVOY_GATEWAY,
+                settings: cp,
                 namespace: controllerNamespace.metadata.name,
-                version: install.envoyGateway.version ?? "",
-                ...(install.envoyGateway.repository ? { repository: install.envoyGateway.repository } : {}),
-                values: install.envoyGateway.values,
+                version: versionOf(ENVOY_GATEWAY, cp, {}),
+                values: releaseValues(ENVOY_GATEWAY, cp),
                 sources: args.sources,
                 skipAwait: args.skipAwait,
             },

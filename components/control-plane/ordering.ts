@@ -1,3 +1,4 @@
+import { needNames } from "../releases/entry";
 import { PHASES, type CatalogEntry } from "./catalog";
 
 /**
@@ -16,7 +17,7 @@ export function releaseDependencies(enabled: readonly CatalogEntry[]): Map<strin
                 .slice(0, index)
                 .reverse()
                 .find((names) => names.length > 0) ?? [];
-        const needs = entry.needs.filter((n) => names.has(n));
+        const needs = needNames(entry).filter((n) => names.has(n));
         result.set(entry.name, [...new Set([...needs, ...earlier])]);
     }
     return result;

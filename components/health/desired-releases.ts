@@ -1,22 +1,26 @@
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
 import type { Settings } from "../../config/settings";
 import { enabledAddons } from "../compute-plane/addons";
-import { NVCA_OPERATOR } from "../compute-plane/compute-plane";
+import { NVCA_OPERATOR, SMB_CSI_DRIVER } from "../compute-plane/catalog";
 import { enabledReleases, ownedNamespaces } from "../control-plane/control-plane";
-import { ENVOY_GATEWAY, KYVERNO } from "../kubernetes/cluster-prerequisites";
+import { ENVOY_GATEWAY, KYVERNO, type KyvernoInstall } from "../kubernetes/cluster-prerequisites";
+import { versionOf } from "../releases/declare";
+import type { ReleaseEntry } from "../releases/entry";
 import type { DesiredRelease } from "./helm-releases";
 import { selectedBundleRelease, type BundleRelease } from "../bundle/bundle-releases";
 import { computePlaneVersions, controlPlaneChartVersions } from "../bundle/versions";
 
-/** The SMB CSI driver's release, as components/compute-plane/smb-csi-driver.ts installs it. */
-export const SMB_CSI_DRIVER = { name: "csi-driver-smb", namespace: "kube-system", chart: "csi-driver-smb" } as const;
+/** An entry's release as the settings `p` install it, at `version`. */
+function desired<P>(entry: ReleaseEntry<P, never>, p: P, version: string): DesiredRelease {
+    return { name: entry.name, namespace: entry.namespace(p), chart: entry.chart, version };
+}
 
 /** Kyverno, when the stack installs it (as components/resolve/registry.ts decides). */
 function kyverno(settings: Settings): DesiredRelease[] {
     const k = settings.registry.kyverno;
-    return settings.registry.pullSecret.mode === "kyverno" && k.install && k.version
-        ? [{ name: KYVERNO.release, namespace: k.namespace, chart: KYVERNO.chart, version: k.version }]
-        : [];
+    if (settings.registry.pullSecret.mode !== "kyverno" || !k.install || !k.version) return [];
+    const install: KyvernoInstall = { ...k, version: k.version };
+    return [desired(KYVERNO, install, versionOf(KYVERNO, install, {}))];
 }
 
 /**
@@ -33,22 +37,10 @@ export function controlPlaneReleases(
     const install = cp.ingress.gatewayApi.install;
     return [
         ...kyverno(settings),
-        ...(install.enabled && install.envoyGateway.version
-            ? [
-                  {
-                      name: ENVOY_GATEWAY.release,
-                      namespace: cp.ingress.gatewayApi.controllerNamespace,
-                      chart: ENVOY_GATEWAY.chart,
-                      version: install.envoyGateway.version,
-                  },
-              ]
+        ...(ENVOY_GATEWAY.enabled(cp) && install.envoyGateway.version
+            ? [desired(ENVOY_GATEWAY, cp, versionOf(ENVOY_GATEWAY, cp, {}))]
             : []),
-        ...enabledReleases(cp).map((e) => ({
-            name: e.name,
-            namespace: e.namespace(cp),
-            chart: e.chart,
-            version: versions[e.name],
-        })),
+        ...enabledReleases(cp).map((e) => desired(e, cp, versions[e.name])),
     ];
 }
 
@@ -65,14 +57,9 @@ export function computePlaneReleases(
     const versions = computePlaneVersions(bundle, plane);
     return [
         ...(plane.cluster.sameAsControlPlane ? [] : kyverno(settings)),
-        { ...SMB_CSI_DRIVER, version: plane.smbCsiDriver.version },
-        ...enabledAddons(plane).map((a) => ({ name: a.name, namespace: a.namespace, chart: a.chart, version: versions.charts[a.name] })),
-        {
-            name: NVCA_OPERATOR.release,
-            namespace: NVCA_OPERATOR.namespace,
-            chart: NVCA_OPERATOR.chart,
-            version: versions.charts[NVCA_OPERATOR.release],
-        },
+        desired(SMB_CSI_DRIVER, plane, versionOf(SMB_CSI_DRIVER, plane, {})),
+        ...enabledAddons(plane).map((a) => desired(a, plane, versions.charts[a.name])),
+        desired(NVCA_OPERATOR, plane, versions.charts[NVCA_OPERATOR.name]),
     ];
 }
 

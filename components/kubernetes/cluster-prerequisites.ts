@@ -1,55 +1,48 @@
-import * as k8s from "@pulumi/kubernetes";
-import type * as pulumi from "@pulumi/pulumi";
-import { chartFromRepository, type ChartCredentials, type HelmSources } from "./chart-source";
-import { helmRelease } from "./helm-release";
+import type { ControlPlaneConfig } from "../../config/schema";
+import type { ReleaseEntry } from "../releases/entry";
 
 /**
  * Cluster software NVCF needs but does not ship, which the stack installs on request instead of
- * the user by hand: each as data (its release name, chart and public home), turned into a
- * release by the one release factory.
+ * the user by hand: each a release entry like every other, its chart pinned by a setting (the
+ * stack pins every chart that is not NVIDIA's).
  */
-export interface PrerequisiteChart {
-    /** The Helm release name. */
-    readonly release: string;
-    readonly chart: string;
-    /** Its public repository; a configured mirror, or the stack's local chart directory, replaces it. */
-    readonly repository: string;
-}
 
-/** Envoy Gateway, released as `eg` as NVIDIA's docs and `nvcf-cli` install it. */
-export const ENVOY_GATEWAY: PrerequisiteChart = { release: "eg", chart: "gateway-helm", repository: "oci://docker.io/envoyproxy" };
-
-/** Kyverno, from the repository NVIDIA's stack operations guide installs it from. */
-export const KYVERNO: PrerequisiteChart = { release: "kyverno", chart: "kyverno", repository: "https://kyverno.github.io/kyverno" };
-
-export interface PrerequisiteReleaseArgs {
-    readonly namespace: pulumi.Input<string>;
-    /** The pinned chart version (a required setting: the stack pins every chart). */
+/** Kyverno as the stack installs it (`registry.kyverno`). */
+export interface KyvernoInstall {
     readonly version: string;
     /** A mirror of the chart's repository (https, oci:// or a path). */
     readonly repository?: string;
+    readonly namespace: string;
     readonly values: Record<string, unknown>;
-    /** The plane's chart sources: a local chart directory holds these charts too. */
-    readonly sources: { readonly chartSources: HelmSources; readonly chartAuth?: ChartCredentials };
-    readonly skipAwait: boolean;
 }
 
-export function prerequisiteRelease(
-    logicalName: string,
-    prerequisite: PrerequisiteChart,
-    args: PrerequisiteReleaseArgs,
-    opts: pulumi.CustomResourceOptions,
-): k8s.helm.v3.Release {
-    return helmRelease(
-        logicalName,
-        {
-            name: prerequisite.release,
-            namespace: args.namespace,
-            chart: chartFromRepository(prerequisite.chart, prerequisite.repository, args.repository, args.sources),
-            version: args.version,
-            values: args.values,
-            skipAwait: args.skipAwait,
-        },
-        opts,
-    );
-}
+/** Kyverno, from the repository NVIDIA's stack operations guide installs it from. */
+export const KYVERNO: ReleaseEntry<KyvernoInstall, KyvernoInstall> = {
+    name: "kyverno",
+    namespace: (k) => k.namespace,
+    chart: "kyverno",
+    source: { kind: "public", repository: "https://kyverno.github.io/kyverno", mirror: (k) => k.repository },
+    version: { kind: "setting", version: (k) => k.version },
+    needs: [],
+    enabled: () => true,
+    values: (k) => k.values,
+    clusterScoped: true,
+};
+
+/** Envoy Gateway, released as `eg` as NVIDIA's docs and `nvcf-cli` install it (`ingress.gatewayApi.install`). */
+export const ENVOY_GATEWAY: ReleaseEntry<ControlPlaneConfig, ControlPlaneConfig> = {
+    name: "eg",
+    namespace: (cp) => cp.ingress.gatewayApi.controllerNamespace,
+    chart: "gateway-helm",
+    source: {
+        kind: "public",
+        repository: "oci://docker.io/envoyproxy",
+        mirror: (cp) => cp.ingress.gatewayApi.install.envoyGateway.repository,
+    },
+    // Required when the install is on (a config rule): the reference pins no Envoy Gateway chart version.
+    version: { kind: "setting", version: (cp) => cp.ingress.gatewayApi.install.envoyGateway.version ?? "" },
+    needs: [],
+    enabled: (cp) => cp.ingress.gatewayApi.install.enabled,
+    values: (cp) => cp.ingress.gatewayApi.install.envoyGateway.values,
+    clusterScoped: true,
+};

@@ -1,13 +1,14 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { KYVERNO, prerequisiteRelease } from "../kubernetes/cluster-prerequisites";
+import { KYVERNO, type KyvernoInstall } from "../kubernetes/cluster-prerequisites";
+import { declareRelease, releaseValues, versionOf } from "../releases/declare";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { pullSecretPolicy } from "../kubernetes/pull-secret-policy";
 import { PullSecrets } from "../kubernetes/pull-secrets";
 import { Preflight } from "../providers/cluster-checks";
 import type { PreflightSpec } from "../health/checks";
 import type { ClusterReach } from "../providers/kube-reach";
-import type { KyvernoInstall, RegistryAccess } from "../resolve/registry";
+import type { RegistryAccess } from "../resolve/registry";
 
 export interface PlaneFoundationArgs {
     /** The plane's own namespaces (Kyverno's, when it is installed here, is added). */
@@ -85,12 +86,14 @@ export function planeFoundation(
         ? new PullSecrets(`${name}-pull-secrets`, { ...registry.pullSecret, namespaces: nvcfNamespaces }, components)
         : undefined;
     const kyverno = kyvernoInstall
-        ? prerequisiteRelease(
-              `${name}-kyverno`,
-              KYVERNO,
+        ? declareRelease(
               {
-                  ...kyvernoInstall,
+                  logicalName: `${name}-kyverno`,
+                  entry: KYVERNO,
+                  settings: kyvernoInstall,
                   namespace: namespaces.byName[kyvernoInstall.namespace].metadata.name,
+                  version: versionOf(KYVERNO, kyvernoInstall, {}),
+                  values: releaseValues(KYVERNO, kyvernoInstall),
                   sources: registry,
                   skipAwait: args.skipAwait,
               },

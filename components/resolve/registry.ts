@@ -1,3 +1,4 @@
+import type { KyvernoInstall } from "../kubernetes/cluster-prerequisites";
 import * as pulumi from "@pulumi/pulumi";
 import { ecrRegistry } from "../../config/aws-schema";
 import type { Settings } from "../../config/settings";
@@ -26,13 +27,6 @@ export interface RegistryAccess {
     readonly chartSources: HelmSources;
     /** Credentials for those chart pulls, when the source needs them. */
     readonly chartAuth?: ChartCredentials;
-}
-
-export interface KyvernoInstall {
-    readonly version: string;
-    readonly repository?: string;
-    readonly namespace: string;
-    readonly values: Record<string, unknown>;
 }
 
 /** The registry a plane pulls from, as its settings give it. */

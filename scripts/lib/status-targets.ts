@@ -15,7 +15,7 @@ import {
 import type { DesiredRelease } from "../../components/health/helm-releases";
 import { computePlaneHealth, computePlanePreflight, controlPlaneHealth, controlPlanePreflight } from "../../components/health/specs";
 import { enabledAddons } from "../../components/compute-plane/addons";
-import { NVCA_OPERATOR } from "../../components/compute-plane/compute-plane";
+import { NVCA_OPERATOR_NAMESPACE } from "../../components/compute-plane/catalog";
 import { OPENBAO } from "../../components/control-plane/catalog";
 import { enabledReleases } from "../../components/control-plane/control-plane";
 import type { KubeAccess } from "../../components/providers/kube-access";
@@ -96,8 +96,8 @@ export function statusTargets(
             ...access,
             preflight: computePlanePreflight(checks) ?? { kubernetesVersion: true },
             // The agent's namespace, as components/compute-plane/compute-plane.ts names it.
-            health: computePlaneHealth(checks, plane.clusterName, { namespace: NVCA_OPERATOR.namespace, agentNamespace: "nvca-system" }, [
-                ...new Set(enabledAddons(plane).map((a) => a.namespace)),
+            health: computePlaneHealth(checks, plane.clusterName, { namespace: NVCA_OPERATOR_NAMESPACE, agentNamespace: "nvca-system" }, [
+                ...new Set(enabledAddons(plane).map((a) => a.namespace(plane))),
             ]),
             releases,
             extrasIn: computePlaneExtrasNamespaces(releases),

@@ -1,25 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../../../config/schema";
+import type { HealthCheck } from "../../releases/entry";
 
-/** Chart values: plain data whose leaves may be secret Outputs. */
-export type Values = Record<string, unknown>;
-
-/** An HTTP endpoint of a Service in the release's namespace. */
-export interface ServiceEndpoint {
-    readonly service: string;
-    readonly port: number;
-    readonly path: string;
-}
-
-/** How NVCF's UI checks a release (one item of its `controlPlane.components` list). */
-export interface HealthCheck {
-    /** The component's name in the UI, when it is not the release's. */
-    readonly component?: string;
-    /** Its namespace, when it is not the release's. */
-    readonly namespace?: string;
-    readonly endpoints?: readonly ServiceEndpoint[];
-    readonly workloads?: readonly { readonly name: string; readonly type: "deployment" | "statefulset" }[];
-}
+export type { HealthCheck, Values } from "../../releases/entry";
 
 /** A release's UI health check, resolved to its namespace. */
 export interface ReleaseHealth {
