@@ -34,6 +34,7 @@ export function recordType(address: string): "A" | "AAAA" | "CNAME" {
  * reports, so `global.domain` resolves without manual DNS work.
  */
 export class GatewayDns extends pulumi.ComponentResource {
+    /** The address the Gateway's load balancer reports, which every record points at. */
     readonly address: pulumi.Output<string>;
 
     constructor(name: string, args: GatewayDnsArgs, opts?: pulumi.ComponentResourceOptions) {

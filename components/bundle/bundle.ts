@@ -37,7 +37,9 @@ export interface BundleOutputs {
  * in previews only).
  */
 export class Bundle extends pulumi.ComponentResource {
+    /** The receipt ConfigMap in the control plane's `nvcf` namespace: the bundle release installed, for the staged upgrade and `status`. */
     readonly receipt: k8s.core.v1.ConfigMap;
+    /** The stack output `upgrade`. */
     readonly outputs: BundleOutputs;
 
     constructor(name: string, args: BundleArgs, opts?: pulumi.ComponentResourceOptions) {

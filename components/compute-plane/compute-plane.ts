@@ -42,10 +42,12 @@ export interface ComputePlaneArgs {
 }
 
 export interface ComputePlaneOutputs {
-    clusterName: string;
-    clusterId: pulumi.Output<string>;
-    clusterGroupId: pulumi.Output<string>;
-    operatorStatus: pulumi.Output<string>;
+    readonly clusterName: string;
+    /** ICMS's id of the registered cluster. */
+    readonly clusterId: pulumi.Output<string>;
+    readonly clusterGroupId: pulumi.Output<string>;
+    /** The NVCA operator release's Helm status. */
+    readonly operatorStatus: pulumi.Output<string>;
 }
 
 /**
@@ -54,14 +56,21 @@ export interface ComputePlaneOutputs {
  * destroy uninstalls it (draining the cluster) first and deregisters the cluster after it.
  */
 export class ComputePlane extends pulumi.ComponentResource {
+    /** The Kubernetes provider of the GPU cluster; every release here uses it. */
     readonly provider: k8s.Provider;
+    /** The cluster's registration with ICMS: its cluster and group ids. */
     readonly registration: ClusterRegistration;
+    /** The NVCA operator's release. */
     readonly operator: k8s.helm.v3.Release;
     /** The GPU scheduling add-ons the stack installs here, by release name. */
     readonly addons: Readonly<Record<string, k8s.helm.v3.Release>>;
+    /** Preflight of the GPU cluster, when checks are on. */
     readonly preflight?: Preflight;
+    /** The GPU cluster's health gate (NVCA reports Healthy), when checks are on. */
     readonly healthGate?: HealthGate;
+    /** On destroy, removes what the operator's uninstall leaves (NVCA's CRDs and namespaces). */
     readonly teardown: NvcaTeardown;
+    /** The plane's entry of the stack output `computePlanes`. */
     readonly outputs: ComputePlaneOutputs;
 
     constructor(name: string, args: ComputePlaneArgs, opts?: pulumi.ComponentResourceOptions) {

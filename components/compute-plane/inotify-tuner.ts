@@ -33,6 +33,7 @@ export function sysctlScript(): string {
  * NVCA's file watchers exhaust the 128 inotify instances some node images allow.
  */
 export class InotifyTuner extends pulumi.ComponentResource {
+    /** The DaemonSet that raises each node's inotify limits. */
     readonly daemonSet: k8s.apps.v1.DaemonSet;
 
     constructor(name: string, args: InotifyTunerArgs, opts?: pulumi.ComponentResourceOptions) {

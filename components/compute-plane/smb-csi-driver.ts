@@ -12,6 +12,7 @@ export interface SmbCsiDriverArgs {
 
 /** The SMB CSI driver (components/compute-plane/catalog.ts), as a component of its own: its release's URN is under it. */
 export class SmbCsiDriver extends pulumi.ComponentResource {
+    /** The driver's release. */
     readonly release: k8s.helm.v3.Release;
 
     constructor(name: string, args: SmbCsiDriverArgs, opts?: pulumi.ComponentResourceOptions) {

@@ -26,7 +26,7 @@ import { controlPlaneHealth, controlPlanePreflight } from "../health/specs";
 import type { ReleaseGoal } from "../bundle/restart-warning";
 import type { Manifest } from "./gateway-api-manifest";
 
-/** Namespaces whose listeners on the shared Gateway admit routes (gateway-routing.md). */
+/** Namespaces from which the shared Gateway's listeners admit routes: those of the releases whose routes attach there. */
 export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
 export const PLATFORM_LABEL = { "nvcf/platform": "true" } as const;
 
@@ -61,11 +61,11 @@ export interface ControlPlaneArgs {
 }
 
 export interface ReleaseOutput {
-    name: pulumi.Output<string>;
-    namespace: pulumi.Output<string>;
-    chart: string;
-    version: pulumi.Output<string>;
-    status: pulumi.Output<string>;
+    readonly name: pulumi.Output<string>;
+    readonly namespace: pulumi.Output<string>;
+    readonly chart: string;
+    readonly version: pulumi.Output<string>;
+    readonly status: pulumi.Output<string>;
 }
 
 /** The enabled releases of the catalog, in the bundle's order. */
@@ -99,27 +99,34 @@ export function ownedNamespaces(cp: ControlPlaneConfig): NamespaceSpec[] {
  * installs, plus the namespaces and pull secrets its runbook creates by hand.
  */
 export class ControlPlane extends pulumi.ComponentResource {
+    /** The namespaces the stack owns on the control plane's cluster. */
     readonly namespaces: Namespaces;
+    /** The pull secret in each of them, when the registry needs one. */
     readonly pullSecrets?: PullSecrets;
     /** The Kyverno ClusterPolicy adding the pull secret to every pod (registry.pullSecret.mode: kyverno). */
     readonly pullSecretPolicy?: k8s.apiextensions.CustomResource;
     /** The Gateway prerequisites, when the stack installs them (ingress.gatewayApi.install). */
     readonly gateway?: GatewayPrerequisites;
+    /** The control plane's Helm releases, by release name. */
     readonly releases: Readonly<Record<string, k8s.helm.v3.Release>>;
     /** What each release is given: chart version and values. */
     readonly goals: Readonly<Record<string, ReleaseGoal>>;
+    /** Withdraws the admin issuer's OpenBao grant after each openbao-server revision, when the proxy is off. */
     readonly grantRevocation?: OpenBaoGrantRevocation;
     /** OpenBao's member-by-member rollout, after its release. */
     readonly openbaoRollout?: OpenBaoRollout;
     /** The JWT mounts before OpenBao changes, with `openbao.jwtPluginLifecycle.mode`. */
     readonly jwtBaseline?: OpenBaoJwtBaseline;
+    /** Preflight of the control plane's cluster, when checks are on. */
     readonly preflight?: Preflight;
+    /** The control plane's health gate, after every release, when checks are on. */
     readonly healthGate?: HealthGate;
+    /** The stack outputs the control plane reports: domain, route hostnames, namespaces, releases. */
     readonly outputs: {
-        domain: string;
-        routes: Record<string, string>;
-        namespaces: string[];
-        releases: Record<string, ReleaseOutput>;
+        readonly domain: string;
+        readonly routes: Readonly<Record<string, string>>;
+        readonly namespaces: readonly string[];
+        readonly releases: Readonly<Record<string, ReleaseOutput>>;
     };
 
     constructor(name: string, args: ControlPlaneArgs, opts?: pulumi.ComponentResourceOptions) {

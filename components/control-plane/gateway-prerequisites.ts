@@ -6,7 +6,7 @@ import type { ChartCredentials, HelmSources } from "../kubernetes/chart-source";
 import { ENVOY_GATEWAY } from "../kubernetes/cluster-prerequisites";
 import { declareRelease, releaseValues, versionOf } from "../releases/declare";
 
-/** The label the listeners admit routes from (gateway-routing.md); the Gateways' namespaces carry it too. */
+/** The label by which the Gateways' listeners select the namespaces they admit routes from; the Gateways' namespaces carry it too. */
 export const GATEWAY_ROUTE_LABEL = { "nvcf/platform": "true" } as const;
 /** Envoy Gateway's controller, which a GatewayClass names to be served by it. */
 export const ENVOY_GATEWAY_CONTROLLER = "gateway.envoyproxy.io/gatewayclass-controller";
@@ -70,9 +70,13 @@ export interface GatewayPrerequisitesArgs {
  * still runs to clear their finalizers), the controller, and the CRDs last.
  */
 export class GatewayPrerequisites extends pulumi.ComponentResource {
+    /** The Gateway API CRDs, from the manifest the stack names. */
     readonly crds: pulumi.CustomResource[];
+    /** Envoy Gateway's release. */
     readonly controller: k8s.helm.v3.Release;
+    /** The GatewayClass of Envoy Gateway's controller. */
     readonly gatewayClass: k8s.apiextensions.CustomResource;
+    /** The Gateways the routes attach to. */
     readonly gateways: k8s.apiextensions.CustomResource[];
 
     constructor(name: string, args: GatewayPrerequisitesArgs, opts?: pulumi.ComponentResourceOptions) {

@@ -19,6 +19,7 @@ export interface NamespacesArgs {
  * after every release in them, and orders installs after them.
  */
 export class Namespaces extends pulumi.ComponentResource {
+    /** Each namespace, by name. */
     readonly byName: Readonly<Record<string, k8s.core.v1.Namespace>>;
 
     constructor(name: string, args: NamespacesArgs, opts?: pulumi.ComponentResourceOptions) {

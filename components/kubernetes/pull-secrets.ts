@@ -26,6 +26,7 @@ export function dockerConfigJson(server: string, username: string, password: pul
 
 /** A `kubernetes.io/dockerconfigjson` Secret in each namespace, as the runbook creates by hand. */
 export class PullSecrets extends pulumi.ComponentResource {
+    /** The pull secret in each namespace, by namespace. */
     readonly byNamespace: Readonly<Record<string, k8s.core.v1.Secret>>;
 
     constructor(name: string, args: PullSecretsArgs, opts?: pulumi.ComponentResourceOptions) {

@@ -169,6 +169,7 @@ class GrantRevocationResource extends pulumi.dynamic.Resource {
  * dynamic resource that does the work.
  */
 export class OpenBaoGrantRevocation extends pulumi.ComponentResource {
+    /** The dynamic resource that deletes the grant's three OpenBao objects. */
     readonly revocation: GrantRevocationResource;
 
     constructor(name: string, args: GrantRevocationArgs, opts?: pulumi.ComponentResourceOptions) {

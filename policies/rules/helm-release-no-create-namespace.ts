@@ -6,7 +6,7 @@ export const helmReleaseNoCreateNamespace: ResourceValidationPolicy = {
     description:
         "No Helm release creates its namespace: the stack owns every namespace as a resource, so that " +
         "teardown deletes them (and the PVCs and hook secrets Helm leaves behind) and labels such as " +
-        "`nvcf/platform=true` are set (fact sheet: Namespaces; teardown).",
+        "`nvcf/platform=true` are set.",
     enforcementLevel: "mandatory",
     remediationSteps:
         "Set `createNamespace: false` and declare the namespace as a `kubernetes:core/v1:Namespace` the " + "release depends on.",

@@ -2,7 +2,7 @@ import type { ResourceValidationPolicy } from "@pulumi/policy";
 import { annotationMaps } from "../lib/annotations";
 import { label, releaseFromArgs } from "../lib/release";
 
-/** Prefixes of the annotations the charts write themselves (fact sheet section 5). */
+/** Prefixes of the annotations the charts write themselves (config checksums, the OpenBao agent injector's). */
 export const CHART_MANAGED_PREFIXES = ["checksum/", "vault.hashicorp.com/"] as const;
 
 export const podAnnotationsNoChartManagedKeys: ResourceValidationPolicy = {
@@ -10,7 +10,7 @@ export const podAnnotationsNoChartManagedKeys: ResourceValidationPolicy = {
     description:
         "No pod annotation uses a key the charts manage themselves (`checksum/*` such as `checksum/config`, " +
         "`vault.hashicorp.com/*`): NVCF 1.1.0 forbids them, and the charts that concatenate annotations " +
-        "would render a duplicate YAML key (fact sheet section 5).",
+        "would render a duplicate YAML key.",
     enforcementLevel: "mandatory",
     remediationSteps: "Remove the annotation; to restart pods, change a key of your own instead.",
     validateResource: (args, reportViolation) => {

@@ -16,7 +16,7 @@ export const privilegedOnlyInotifyTuner: ResourceValidationPolicy = {
     name: "privileged-only-inotify-tuner",
     description:
         "Privileged containers and `hostPID` appear only in the `node-inotify-tuner` DaemonSet in `kube-system` " +
-        '(self-managed.md "Node inotify limits": it needs them to set the nodes\' sysctls; nothing else NVCF ' +
+        '(NVIDIA/nvcf docs/user/cluster-management/self-managed.md, "Node inotify limits": it needs them to set the nodes\' sysctls; nothing else NVCF ' +
         "deploys from this stack may).",
     enforcementLevel: "mandatory",
     remediationSteps:
