@@ -216,6 +216,27 @@ describe("which clusters are reached", () => {
         }
     });
 
+    test("computePlaneKubeconfigs unread: any plane that is neither EKS nor on the control plane's cluster may be in it", () => {
+        const dir = stackDir({
+            "nvcf-self-managed:computePlaneKubeconfigs": { secure: "v1:abc" },
+            "nvcf-self-managed:computePlanes": [
+                { clusterName: "gpu-a", cluster: { context: "gpu-a-admin" } },
+                { clusterName: "gpu-b", cluster: {} },
+            ],
+        });
+        try {
+            const { settings, secretKeys } = stackSettings(dir, "st");
+            const [, a, b] = statusTargets(settings, secretKeys, { planes: new Map() });
+            assert.equal(
+                a.skipped,
+                "its kubeconfig may be in the stack secret computePlaneKubeconfigs, which status never decrypts; pass --kubeconfig-for gpu-a=<file>",
+            );
+            assert.match(b.skipped!, /may be in the stack secret computePlaneKubeconfigs.*--kubeconfig-for gpu-b=<file>/);
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
     test("--help exits 0; a missing --stack, a bad --watch and an unknown plane exit 2 with the usage", async () => {
         const run = async (...argv: string[]) => {
             let out = "";
