@@ -144,5 +144,12 @@ function computePlaneAccess(
             skipped: `its kubeconfig may be in the stack secret computePlaneKubeconfigs, which status never decrypts; pass --kubeconfig-for ${clusterName}=<file>`,
         };
     }
+    // Read by the caller (upgrade) and without this plane's entry: the default kubeconfig may be
+    // another cluster, and the program itself would stop at the missing entry.
+    if (route.kind === "stack-secret") {
+        return {
+            skipped: `the stack secret computePlaneKubeconfigs has no entry for ${clusterName}; pass --kubeconfig-for ${clusterName}=<file>`,
+        };
+    }
     return { access: route.context ? { context: route.context } : {} };
 }
