@@ -1,7 +1,7 @@
 /**
  * docs/errors.md says it lists every message: every message template of the settings (config/),
- * every message the components and the commands throw, and the ones the commands print for a bad
- * stack file, a missing tool or kubeconfig, each has an entry.
+ * every message the components, the library (lib/) and the commands throw, and the ones the
+ * commands print for a bad stack file, a missing tool or kubeconfig, each has an entry.
  * (The fuzz test holds the messages its rejected stacks print to the same file.)
  */
 import assert from "node:assert/strict";
@@ -43,7 +43,7 @@ describe("docs/errors.md has an entry for every message", () => {
             fs
                 .readdirSync(path.join(ROOT, dir), { withFileTypes: true })
                 .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
-        const thrown = [...files("components"), ...files(path.join("scripts", "lib"))].filter((f) => !harness.test(f));
+        const thrown = [...files("components"), ...files("lib"), ...files(path.join("scripts", "lib"))].filter((f) => !harness.test(f));
         const templates = thrown.flatMap((f) => thrownTemplates(fs.readFileSync(path.join(ROOT, f), "utf8")).map((t) => [f, t] as const));
         assert.ok(templates.length > 100, `${templates.length} messages`);
         assert.deepEqual(

@@ -216,6 +216,35 @@ describe("which clusters are reached", () => {
         }
     });
 
+    test("computePlaneKubeconfigs: unread, any plane may be in it; read (upgrade), a plane with no other way in needs its entry", () => {
+        const dir = stackDir({
+            "nvcf-self-managed:computePlaneKubeconfigs": { secure: "v1:abc" },
+            "nvcf-self-managed:computePlanes": [
+                { clusterName: "gpu-a", cluster: { context: "gpu-a-admin" } },
+                { clusterName: "gpu-b", cluster: {} },
+            ],
+        });
+        try {
+            const { settings, secretKeys } = stackSettings(dir, "st");
+            const [, a, b] = statusTargets(settings, secretKeys, { planes: new Map() });
+            assert.equal(
+                a.skipped,
+                "its kubeconfig may be in the stack secret computePlaneKubeconfigs, which status never decrypts; pass --kubeconfig-for gpu-a=<file>",
+            );
+            assert.match(b.skipped!, /may be in the stack secret computePlaneKubeconfigs.*--kubeconfig-for gpu-b=<file>/);
+            // As upgrade calls it once it has read the secret and found no entry for either plane.
+            const [, readA, readB] = statusTargets(settings, [], { planes: new Map() });
+            assert.deepEqual(readA.access, { context: "gpu-a-admin" });
+            assert.equal(readB.access, undefined);
+            assert.equal(
+                readB.skipped,
+                "the stack secret computePlaneKubeconfigs has no entry for gpu-b; pass --kubeconfig-for gpu-b=<file>",
+            );
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
     test("--help exits 0; a missing --stack, a bad --watch and an unknown plane exit 2 with the usage", async () => {
         const run = async (...argv: string[]) => {
             let out = "";

@@ -6,8 +6,6 @@ import { AwsProviders, awsSdk } from "./providers";
 export interface EksCluster {
     /** A kubeconfig with the endpoint, the CA and an `aws eks get-token` exec credential; no secret in it. */
     readonly kubeconfig: pulumi.Output<string>;
-    /** Stable across credential and endpoint changes, so they never replace the cluster's resources. */
-    readonly clusterIdentifier: string;
     /** The cluster's service-account issuer (its IAM OIDC provider URL). */
     readonly oidcIssuer: pulumi.Output<string>;
 }
@@ -44,7 +42,6 @@ export function eksCluster(eks: EksClusterConfig, providers: AwsProviders): EksC
     const cluster = awsSdk().eks.getClusterOutput({ name: eks.name }, { provider: providers.get(eks) });
     return {
         kubeconfig: cluster.apply((c) => eksKubeconfig(eks, c.endpoint, c.certificateAuthorities[0]?.data ?? "")),
-        clusterIdentifier: `eks:${eks.region}:${eks.name}`,
         oidcIssuer: cluster.apply((c) => {
             const issuer = c.identities[0]?.oidcs[0]?.issuer;
             if (!issuer) throw new Error(`the EKS cluster ${eks.name} has no OIDC issuer`);

@@ -1,7 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
 import type { Settings } from "../../config/settings";
-import { eksCluster, type EksCluster } from "../aws/eks";
+import {
+    clusterRoute,
+    type ClusterRoute,
+    type ComputePlaneSecretRoute,
+    type ControlPlaneSecretRoute,
+    type StackCluster,
+} from "../../lib/cluster-access/route";
+import { eksCluster } from "../aws/eks";
 import type { AwsProviders } from "../aws/providers";
 import type { ClusterAccess } from "../kubernetes/provider";
 import type { ClusterReach, KubeconfigSource } from "../providers/kube-reach";
@@ -28,55 +34,52 @@ export interface StackClusters {
     readonly computePlanes: ReadonlyMap<string, ClusterTarget>;
 }
 
+/** Every cluster as lib/cluster-access/route.ts decides it is reached, turned into the providers' access. */
 export function resolveClusters(settings: Settings, aws: AwsProviders): StackClusters {
-    const eks = settings.cluster.eks ? eksCluster(settings.cluster.eks, aws) : undefined;
-    const controlPlane: ClusterTarget = eks
-        ? fromEks(eks, eks.clusterIdentifier, settings.cluster.skipAwait)
-        : {
-              ...(settings.secrets.kubeconfig ? { kubeconfig: settings.secrets.kubeconfig } : {}),
-              ...(settings.cluster.context ? { context: settings.cluster.context } : {}),
-              clusterIdentifier: settings.cluster.clusterIdentifier,
-              skipAwait: settings.cluster.skipAwait,
-              kubeconfigSource: "control-plane",
-          };
+    const controlPlane = clusterTarget("control-plane", clusterRoute(settings, "control-plane"), settings, aws);
     const computePlanes = new Map(
-        settings.computePlanes.map((plane) => [plane.clusterName, computePlaneTarget(plane, settings, aws, controlPlane)]),
+        settings.computePlanes.map(({ clusterName }) => {
+            const route = clusterRoute(settings, { clusterName });
+            // The control plane's own target: its EKS cluster is looked up once, and its kubeconfig is the same Output.
+            const target: ClusterTarget = route.sameAsControlPlane
+                ? { ...controlPlane, clusterIdentifier: route.clusterIdentifier, skipAwait: route.skipAwait }
+                : clusterTarget({ clusterName }, route, settings, aws);
+            return [clusterName, target];
+        }),
     );
     return { controlPlane, computePlanes };
 }
 
-function fromEks(eks: EksCluster, clusterIdentifier: string, skipAwait: boolean): ClusterTarget {
+/** The providers' access for a route: a secret kubeconfig stays an Output, and a dynamic provider is told only where it is. */
+function clusterTarget(cluster: StackCluster, route: ClusterRoute, settings: Settings, aws: AwsProviders): ClusterTarget {
+    const { clusterIdentifier, skipAwait } = route;
+    if (route.kind === "eks") {
+        const eks = eksCluster(route.eks, aws);
+        return {
+            kubeconfig: eks.kubeconfig,
+            generatedKubeconfig: eks.kubeconfig,
+            clusterIdentifier,
+            skipAwait,
+            kubeconfigSource: "oidc-issuer",
+            oidcIssuer: eks.oidcIssuer,
+        };
+    }
+    const kubeconfig = route.kind === "stack-secret" ? secretKubeconfig(route, settings) : undefined;
     return {
-        kubeconfig: eks.kubeconfig,
-        generatedKubeconfig: eks.kubeconfig,
+        ...(kubeconfig ? { kubeconfig } : {}),
+        ...(route.context ? { context: route.context } : {}),
         clusterIdentifier,
         skipAwait,
-        kubeconfigSource: "oidc-issuer",
-        oidcIssuer: eks.oidcIssuer,
+        // The control plane's dynamic providers look for the `kubeconfig` secret at run time, whether or not
+        // the stack sets one: "control-plane" is in their recorded inputs, and a change would show as a diff.
+        kubeconfigSource: cluster === "control-plane" ? "control-plane" : route.kind === "stack-secret" ? "compute-plane" : "default",
     };
 }
 
-/** A GPU cluster is reached only as its settings say; the ambient context may be another cluster, whose JWKS would be registered. */
-function computePlaneTarget(plane: ComputePlaneConfig, settings: Settings, aws: AwsProviders, controlPlane: ClusterTarget): ClusterTarget {
-    const { skipAwait } = plane.cluster;
-    if (plane.cluster.eks) {
-        const eks = eksCluster(plane.cluster.eks, aws);
-        return fromEks(eks, plane.cluster.clusterIdentifier ?? eks.clusterIdentifier, skipAwait);
-    }
-    if (plane.cluster.sameAsControlPlane) {
-        return { ...controlPlane, clusterIdentifier: plane.cluster.clusterIdentifier ?? controlPlane.clusterIdentifier, skipAwait };
-    }
-    const hasKubeconfig = settings.computePlaneKubeconfigNames.includes(plane.clusterName);
+function secretKubeconfig(route: ControlPlaneSecretRoute | ComputePlaneSecretRoute, settings: Settings): pulumi.Output<string> | undefined {
+    if (route.key === "kubeconfig") return settings.secrets.kubeconfig;
     const all = settings.secrets.computePlaneKubeconfigs;
-    return {
-        ...(hasKubeconfig && all
-            ? { kubeconfig: pulumi.secret(all.apply((json) => (JSON.parse(json) as Record<string, string>)[plane.clusterName])) }
-            : {}),
-        ...(plane.cluster.context ? { context: plane.cluster.context } : {}),
-        clusterIdentifier: plane.cluster.clusterIdentifier ?? plane.clusterName,
-        skipAwait,
-        kubeconfigSource: hasKubeconfig ? "compute-plane" : "default",
-    };
+    return all && pulumi.secret(all.apply((json) => (JSON.parse(json) as Record<string, string>)[route.clusterName]));
 }
 
 /** How the checks' provider reaches a cluster (its kubeconfig's whereabouts, never a secret). */

@@ -1,9 +1,9 @@
 /**
  * What `npm run status` checks on each cluster of a stack, and how it reaches it: the program's
- * own specs (components/health/specs.ts) and desired releases, with the cluster reached as
- * components/resolve/clusters.ts reaches it, except that a kubeconfig held in a stack secret
- * cannot be (status never decrypts one) and an EKS cluster's is built by `pulumi up`: those
- * clusters are "not checked" unless a kubeconfig file is given on the command line.
+ * own specs (components/health/specs.ts) and desired releases, with the cluster reached by the
+ * route the program takes too (lib/cluster-access/route.ts), except that a kubeconfig held in a
+ * stack secret cannot be (status never decrypts one) and an EKS cluster's is built by `pulumi up`:
+ * those clusters are "not checked" unless a kubeconfig file is given on the command line.
  */
 import type { HealthSpec, PreflightSpec } from "../../components/health/checks";
 import {
@@ -21,6 +21,7 @@ import { enabledReleases } from "../../components/control-plane/control-plane";
 import type { KubeAccess } from "../../components/providers/kube-access";
 import type { SecretKey } from "../../config/keys";
 import type { Settings } from "../../config/settings";
+import { clusterRoute, type ClusterRoute } from "../../lib/cluster-access/route";
 import { selectedBundleRelease, type BundleRelease } from "../../components/bundle/bundle-releases";
 
 /** One cluster to check: how to reach it (or why it is not checked) and what to check there. */
@@ -76,20 +77,9 @@ export function statusTargets(
     };
     const planes = settings.computePlanes.map((plane): StatusTarget => {
         const file = given.planes.get(plane.clusterName);
-        const c = plane.cluster;
-        const access: Pick<StatusTarget, "access" | "skipped"> = file
-            ? { access: { kubeconfig: file.text, source: file.file, ...(c.context ? { context: c.context } : {}) } }
-            : c.sameAsControlPlane
-              ? controlAccess
-              : c.eks
-                ? {
-                      skipped: `an EKS cluster (eks.name ${c.eks.name}): pulumi up builds its kubeconfig; pass --kubeconfig-for ${plane.clusterName}=<file> (aws eks update-kubeconfig --name ${c.eks.name} --region ${c.eks.region} writes one)`,
-                  }
-                : secretKeys.includes("computePlaneKubeconfigs")
-                  ? {
-                        skipped: `its kubeconfig may be in the stack secret computePlaneKubeconfigs, which status never decrypts; pass --kubeconfig-for ${plane.clusterName}=<file>`,
-                    }
-                  : { access: { ...(c.context ? { context: c.context } : {}) } };
+        const access = file
+            ? { access: { kubeconfig: file.text, source: file.file, ...(plane.cluster.context ? { context: plane.cluster.context } : {}) } }
+            : computePlaneAccess(plane.clusterName, clusterRoute(settings, { clusterName: plane.clusterName }), controlAccess, secretKeys);
         const releases = computePlaneReleases(settings, plane, bundle);
         return {
             cluster: `compute plane ${plane.clusterName}`,
@@ -106,23 +96,60 @@ export function statusTargets(
     return [control, ...planes];
 }
 
+/**
+ * What status makes of the control plane's route. `secretKeys` are the secrets the caller could
+ * not read: `upgrade` reads the kubeconfig secrets itself and passes their text as `given`, and a
+ * `kubeconfig` secret it found empty leaves the default kubeconfig, as it does for the providers.
+ */
 function controlPlaneAccess(
     settings: Settings,
     secretKeys: readonly SecretKey[],
     given: GivenKubeconfigs,
 ): Pick<StatusTarget, "access" | "skipped"> {
-    const context = given.context ?? settings.cluster.context;
+    const route = clusterRoute(settings, "control-plane");
+    const context = given.context ?? (route.kind === "eks" ? undefined : route.context);
     if (given.controlPlane) {
         return { access: { kubeconfig: given.controlPlane.text, source: given.controlPlane.file, ...(context ? { context } : {}) } };
     }
-    const eks = settings.cluster.eks;
-    if (eks) {
+    if (route.kind === "eks") {
+        const { name, region } = route.eks;
         return {
-            skipped: `an EKS cluster (cluster.eks.name ${eks.name}): pulumi up builds its kubeconfig; pass --kubeconfig <file> (aws eks update-kubeconfig --name ${eks.name} --region ${eks.region} writes one)`,
+            skipped: `an EKS cluster (cluster.eks.name ${name}): pulumi up builds its kubeconfig; pass --kubeconfig <file> (aws eks update-kubeconfig --name ${name} --region ${region} writes one)`,
         };
     }
-    if (secretKeys.includes("kubeconfig")) {
+    if (route.kind === "stack-secret" && secretKeys.includes(route.key)) {
         return { skipped: "its kubeconfig is the stack secret kubeconfig, which status never decrypts; pass --kubeconfig <file>" };
     }
     return { access: context ? { context } : {} };
+}
+
+/** What status makes of a compute plane's route, when no kubeconfig file is given for it. */
+function computePlaneAccess(
+    clusterName: string,
+    route: ClusterRoute,
+    controlAccess: Pick<StatusTarget, "access" | "skipped">,
+    secretKeys: readonly SecretKey[],
+): Pick<StatusTarget, "access" | "skipped"> {
+    if (route.sameAsControlPlane) return controlAccess;
+    if (route.kind === "eks") {
+        const { name, region } = route.eks;
+        return {
+            skipped: `an EKS cluster (eks.name ${name}): pulumi up builds its kubeconfig; pass --kubeconfig-for ${clusterName}=<file> (aws eks update-kubeconfig --name ${name} --region ${region} writes one)`,
+        };
+    }
+    // The secret's entries are inside its ciphertext: the settings status reads assume one only for
+    // a plane with no other way in, so a plane with a context may have one as well.
+    if (secretKeys.includes("computePlaneKubeconfigs")) {
+        return {
+            skipped: `its kubeconfig may be in the stack secret computePlaneKubeconfigs, which status never decrypts; pass --kubeconfig-for ${clusterName}=<file>`,
+        };
+    }
+    // Read by the caller (upgrade) and without this plane's entry: the default kubeconfig may be
+    // another cluster, and the program itself would stop at the missing entry.
+    if (route.kind === "stack-secret") {
+        return {
+            skipped: `the stack secret computePlaneKubeconfigs has no entry for ${clusterName}; pass --kubeconfig-for ${clusterName}=<file>`,
+        };
+    }
+    return { access: route.context ? { context: route.context } : {} };
 }

@@ -9,6 +9,11 @@ import { KUBERNETES_FIELD_MANAGER_PREFIX } from "../../../components/contracts/p
  * How recovery reaches a cluster: exactly as the stack's kubernetes provider does, from the
  * provider resource's own inputs (its kubeconfig, contents or a path, and context; without a
  * kubeconfig, $KUBECONFIG or ~/.kube/config, as the provider falls back).
+ *
+ * Not the settings' route (lib/cluster-access/route.ts), which the program, status and upgrade
+ * share: the pending operations were made through the provider the state records, and the stack
+ * file may have changed since the run that was killed (another context, a plane moved to EKS).
+ * Only the client is shared: apiServer and httpKube, as status, upgrade and the dynamic providers connect.
  */
 export function providerAccess(provider: StateResource): KubeAccess {
     const kubeconfig = reveal(provider.inputs?.kubeconfig);
