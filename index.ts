@@ -1,12 +1,12 @@
 import { GatewayDns } from "./components/aws/gateway-dns";
 import { AwsProviders } from "./components/aws/providers";
 import { ComputePlane } from "./components/compute-plane/compute-plane";
-import { NVCA_OPERATOR } from "./components/compute-plane/catalog";
-import { RELEASE_NAMES } from "./components/control-plane/catalog";
+import { NVCA_OPERATOR } from "./components/catalog/compute-plane";
+import { RELEASE_NAMES } from "./components/catalog/control-plane";
 import { ControlPlane } from "./components/control-plane/control-plane";
 import { readGatewayApiManifest } from "./components/control-plane/gateway-api-manifest";
 import { clusterProvider } from "./components/kubernetes/provider";
-import { computePlaneArgs, controlPlaneArgs } from "./components/resolve/args";
+import { computePlaneArgs, controlPlaneArgs } from "./components/stack/args";
 import { resolveClusters } from "./components/resolve/clusters";
 import { loadSettings } from "./config/load";
 import { bundleReleaseNames, selectedBundleRelease } from "./components/bundle/bundle-releases";

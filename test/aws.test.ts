@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
-import { ClusterRegistrationProvider } from "../components/providers/cluster-registration";
-import { jwksHash } from "../components/providers/oidc-discovery";
+import { ClusterRegistrationProvider } from "../components/dynamic/cluster-registration";
+import { jwksHash } from "../components/dynamic/oidc-discovery";
 import { devConfig, isSecretAt, ProgramRun, release, releases, runProgram, runProgramExpectingError, withConfig } from "./support/harness";
 
 const EKS_CP = { name: "nvcf-cp", region: "us-west-2", profile: "platform", roleArn: "arn:aws:iam::123456789012:role/nvcf-deployer" };

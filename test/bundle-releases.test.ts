@@ -13,7 +13,7 @@ import {
 import { parseReceipt, receiptData } from "../components/bundle/receipt";
 import { restartWarnings, valuesFingerprint } from "../components/bundle/restart-warning";
 import { computePlaneVersions, controlPlaneChartVersions } from "../components/bundle/versions";
-import { CATALOG, RELEASE_NAMES } from "../components/control-plane/catalog";
+import { CATALOG, RELEASE_NAMES } from "../components/catalog/control-plane";
 import { computePlaneSchema } from "../config/compute-plane-schema";
 import { ConfigError } from "../config/errors";
 import { parseSettings } from "../config/settings";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CATALOG, OPENBAO, serviceAddress } from "../components/control-plane/catalog";
-import { UI_COMPONENTS } from "../components/control-plane/values/addons";
-import { changedInputs, secretConfig } from "../components/providers/base";
+import { CATALOG, OPENBAO, serviceAddress } from "../components/catalog/control-plane";
+import { UI_COMPONENTS } from "../components/catalog/control-plane-values/addons";
+import { changedInputs, secretConfig } from "../components/dynamic/base";
 import { controlPlaneSchema } from "../config/schema";
 
 const cp = controlPlaneSchema.parse({ observability: { namespace: "metrics" } });

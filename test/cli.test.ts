@@ -11,10 +11,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { benchCli } from "../scripts/lib/bench-cli";
+import { benchCli } from "../scripts/bench/cli";
 import { endQuietlyWhenReaderCloses } from "../scripts/lib/pipes";
-import { planDiffCli } from "../scripts/lib/plan-diff-cli";
-import { renderCli } from "../scripts/lib/render-cli";
+import { planDiffCli } from "../scripts/plan-diff/cli";
+import { renderCli } from "../scripts/render/cli";
 import { takeReusableDir } from "../scripts/lib/reusable-dir";
 import { inBackground, runToEnd, type Finished } from "./support/background";
 import { capture } from "./support/capture";
@@ -254,7 +254,7 @@ describe("the command lines", () => {
         it("every npm script that runs a command of this repository is one of those with --help", () => {
             const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
             const commands = Object.entries(pkg.scripts)
-                .filter(([, line]) => /scripts\/[\w/-]+\.ts\b/.test(line))
+                .filter(([, line]) => /(scripts|test\/e2e)\/[\w/-]+\.ts\b/.test(line))
                 .map(([name]) => name)
                 .sort();
             const withHelp = [...scripts, "render", "plan-diff", "bench", "bench:test", "status", "upgrade", "recover"].sort();

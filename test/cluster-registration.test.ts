@@ -5,8 +5,8 @@ import {
     ClusterRegistrationInputs,
     ClusterRegistrationOutputs,
     ClusterRegistrationProvider,
-} from "../components/providers/cluster-registration";
-import { jwksHash } from "../components/providers/oidc-discovery";
+} from "../components/dynamic/cluster-registration";
+import { jwksHash } from "../components/dynamic/oidc-discovery";
 import { FakeControlPlane } from "./support/fake-icms";
 
 const fake = new FakeControlPlane();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as pulumi from "@pulumi/pulumi";
-import { RELEASE_NAMES } from "../components/control-plane/catalog";
+import { RELEASE_NAMES } from "../components/catalog/control-plane";
 import { RESERVED_PULL_SECRET_NAMES } from "../config/compute-plane-schema";
 import { environmentSchema } from "../config/schema";
 import { assertProblems, configError, devRaw, parse } from "./support/raw-config";

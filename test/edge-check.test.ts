@@ -16,11 +16,11 @@ import { after, before, describe, it } from "node:test";
 import { ADMIN_ROUTE } from "../components/contracts/gateway-api";
 import { failed, health } from "../components/health/checks";
 import { adminRouteAtEdge, type EdgeRouteProbe } from "../components/health/edge-check";
-import type { Kube } from "../components/health/kube-client";
+import type { Kube } from "../lib/kubernetes/client";
 import { controlPlaneHealth } from "../components/health/specs";
-import { ClusterChecksProvider } from "../components/providers/cluster-checks";
-import { formatTable } from "../scripts/lib/status-format";
-import { exitCode } from "../scripts/lib/status-run";
+import { ClusterChecksProvider } from "../components/dynamic/cluster-checks";
+import { formatTable } from "../scripts/status/format";
+import { exitCode } from "../scripts/status/run";
 import { FakeKubeApi, inProcessKube } from "./support/fake-kube-api";
 import { devRaw, parse } from "./support/raw-config";
 

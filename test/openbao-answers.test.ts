@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN, OPENBAO_API } from "../components/contracts/openbao";
-import type { RecordedAnswer } from "../scripts/e2e/record-openbao";
+import type { RecordedAnswer } from "./e2e/record-openbao";
 import { FakeOpenBao } from "./support/fake-openbao";
 import { FakeOpenBaoMembers } from "./support/fake-openbao-members";
 

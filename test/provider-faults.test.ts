@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { ClusterRegistrationProvider } from "../components/providers/cluster-registration";
-import { GrantRevocationInputs, GrantRevocationProvider } from "../components/providers/grant-revocation";
-import { httpRequest, retryAfterMs } from "../components/providers/http";
-import { apiServer, noDefaultKubeconfig } from "../components/providers/kube-access";
+import { ClusterRegistrationProvider } from "../components/dynamic/cluster-registration";
+import { GrantRevocationInputs, GrantRevocationProvider } from "../components/openbao/grant-revocation";
+import { httpRequest, retryAfterMs } from "../lib/http/client";
+import { apiServer, noDefaultKubeconfig } from "../lib/cluster-access/access";
 
 // The dynamic providers fail closed: injected faults of a scripted server, each ending in a
 // message that names the endpoint, what it answered and what to do, and never a secret.

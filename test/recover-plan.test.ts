@@ -5,8 +5,8 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ReleaseRevision } from "../components/health/helm-releases";
-import type { HelmFacts, ObjectFacts } from "../scripts/lib/recover/cluster";
-import { decide, type DecideInput, type Facts } from "../scripts/lib/recover/plan";
+import type { HelmFacts, ObjectFacts } from "../scripts/recover/cluster";
+import { decide, type DecideInput, type Facts } from "../scripts/recover/plan";
 import {
     applyEdits,
     kindOf,
@@ -15,7 +15,7 @@ import {
     unreadResources,
     type PendingOperation,
     type StateResource,
-} from "../scripts/lib/recover/state";
+} from "../scripts/recover/state";
 import { helmRelease, object, op, secret, URN } from "./support/recover-fixtures";
 import { PENDING_OPERATION_TYPES } from "../components/contracts/pulumi-state";
 

@@ -12,12 +12,12 @@ import { parseAllDocuments, stringify } from "yaml";
 import { inBackground, runToEnd } from "./support/background";
 import { capture } from "./support/capture";
 import { runOrFailHere } from "./support/program-runs";
-import { formatJson } from "../scripts/lib/format-json";
-import { formatMermaid } from "../scripts/lib/format-mermaid";
-import { formatValues } from "../scripts/lib/format-values";
+import { formatJson } from "../scripts/render/format-json";
+import { formatMermaid } from "../scripts/render/format-mermaid";
+import { formatValues } from "../scripts/render/format-values";
 import { TSX_NODE_ARGS } from "../scripts/lib/repo";
 import { toRenderedStack } from "../scripts/lib/render";
-import { renderCli } from "../scripts/lib/render-cli";
+import { renderCli } from "../scripts/render/cli";
 import { HELM_RELEASE, RenderedStack, SECRET } from "../scripts/lib/rendered";
 import { devConfig, ProgramRun, PROJECT, RecordedResource, runProgram, runProgramExpectingError, withConfig } from "./support/harness";
 
@@ -228,7 +228,7 @@ describe("render: the command", () => {
 
     // Usage errors return before the SDK loads, so a real process costs little here; started as
     // the file loads (see support/background.ts).
-    const entryPoints = ["scripts/render.ts", "scripts/plan-diff.ts"].map((script) =>
+    const entryPoints = ["scripts/render/main.ts", "scripts/plan-diff/main.ts"].map((script) =>
         inBackground(async () => ({
             script,
             ...(await runToEnd(process.execPath, [...TSX_NODE_ARGS, script, "--stack", "dev", "--format", "nope"], { cwd: ROOT })),

@@ -12,14 +12,14 @@ import { parse as parseYaml, stringify } from "yaml";
 import type { CheckResult } from "../components/health/checks";
 import { GATEWAY_API_CRDS } from "../components/contracts/gateway-api";
 import { installedReleases, releaseDrift, type DesiredRelease, type InstalledRelease } from "../components/health/helm-releases";
-import type { Kube } from "../components/health/kube-client";
+import type { Kube } from "../lib/kubernetes/client";
 import { receiptData } from "../components/bundle/receipt";
-import { statusCli } from "../scripts/lib/status-cli";
+import { statusCli } from "../scripts/status/cli";
 import { TSX_NODE_ARGS } from "../scripts/lib/repo";
-import { formatStatusJson, formatTable } from "../scripts/lib/status-format";
-import { exitCode, type StatusReport } from "../scripts/lib/status-run";
+import { formatStatusJson, formatTable } from "../scripts/status/format";
+import { exitCode, type StatusReport } from "../scripts/status/run";
 import { stackSettings } from "../scripts/lib/stack-settings";
-import { statusTargets, type StatusTarget } from "../scripts/lib/status-targets";
+import { statusTargets, type StatusTarget } from "../scripts/status/targets";
 import { inBackground, runToEnd, type Finished } from "./support/background";
 import { FakeKubeApi } from "./support/fake-kube-api";
 import { AGENT_STATUS } from "../components/contracts/nvca";
@@ -314,7 +314,7 @@ function healthyCluster(api: FakeKubeApi, targets: readonly StatusTarget[]): voi
 
 /** The command as `npm run status` runs it, in a child process (the fake API server answers from this one). */
 function status(...argv: string[]): Promise<Finished> {
-    return runToEnd(process.execPath, [...TSX_NODE_ARGS, "scripts/status.ts", ...argv], {
+    return runToEnd(process.execPath, [...TSX_NODE_ARGS, "scripts/status/main.ts", ...argv], {
         cwd: ROOT,
         env: { ...process.env, KUBECONFIG: "/nonexistent" },
     });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { isRead, templateReads } from "../scripts/lib/template-reads";
+import { isRead, templateReads } from "../scripts/parity/template-reads";
 
 /** The reads of templates as `path` (tested or navigated) and `path *` (read whole), sorted. */
 function reads(...texts: string[]): string[] {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { deepMerge } from "../config/deep-merge";
 import { validRouterAddress } from "../config/router-address";
-import { CATALOG, PHASES } from "../components/control-plane/catalog";
+import { CATALOG, PHASES } from "../components/catalog/control-plane";
 import { installOrder, releaseDependencies } from "../components/control-plane/ordering";
 
 describe("deepMerge (an environment over base.yaml, a release's values block over the built values)", () => {

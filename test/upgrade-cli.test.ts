@@ -4,8 +4,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parse as parseYaml, stringify } from "yaml";
-import type { KubeAccess } from "../components/providers/kube-access";
-import { upgradeCli } from "../scripts/lib/upgrade/cli";
+import type { KubeAccess } from "../lib/cluster-access/access";
+import { upgradeCli } from "../scripts/upgrade/cli";
 import { WorldEngine, WorldKube } from "./support/upgrade-world";
 
 const ROOT = path.resolve(__dirname, "..");

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { describeStep, needsDrain, planStages, stageOf, type PlannedStep } from "../scripts/lib/upgrade/stages";
-import { stepOf } from "../scripts/lib/upgrade/engine";
-import { isOpenBaoStageType } from "../scripts/lib/upgrade/openbao";
+import { describeStep, needsDrain, planStages, stageOf, type PlannedStep } from "../scripts/upgrade/stages";
+import { stepOf } from "../scripts/upgrade/engine";
+import { isOpenBaoStageType } from "../scripts/upgrade/openbao";
 import { devConfig, runProgram, withConfig, PROJECT, type ProgramRun, type RecordedResource } from "./support/harness";
 
 /** The dev stack with one GPU cluster on the control plane's cluster: the URNs the real program registers. */

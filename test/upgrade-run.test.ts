@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { RELEASE_NAMES } from "../components/control-plane/catalog";
+import { RELEASE_NAMES } from "../components/catalog/control-plane";
 import { parseSettings } from "../config/settings";
-import { kubeProgressStore, type Progress } from "../scripts/lib/upgrade/progress";
-import { ROLLBACK_BOUNDARY, runUpgrade, type UpgradeOptions } from "../scripts/lib/upgrade/run";
-import { STAGES, type StageId } from "../scripts/lib/upgrade/stages";
-import { statusTargets } from "../scripts/lib/status-targets";
+import { kubeProgressStore, type Progress } from "../scripts/upgrade/progress";
+import { ROLLBACK_BOUNDARY, runUpgrade, type UpgradeOptions } from "../scripts/upgrade/run";
+import { STAGES, type StageId } from "../scripts/upgrade/stages";
+import { statusTargets } from "../scripts/status/targets";
 import { devConfig, runProgram, withConfig, PROJECT, type ProgramRun } from "./support/harness";
 import { devRaw } from "./support/raw-config";
 import { fixtureRelease, stream, WorldEngine, WorldKube, worldResources } from "./support/upgrade-world";

@@ -1,6 +1,6 @@
 /**
  * The pull-request workflow installs before it checks and runs each test once
- * (scripts/lib/workflow/plan.ts reads it as the runner does), and scripts/run-workflow.ts,
+ * (scripts/workflow/plan.ts reads it as the runner does), and scripts/workflow/main.ts,
  * which .ci/run runs on it, runs `run:` steps as GitHub would and fails where a fresh clone
  * would (shown on a small workflow of its own here: the real one takes minutes).
  */
@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
-import { planWorkflow } from "../scripts/lib/workflow/plan";
+import { planWorkflow } from "../scripts/workflow/plan";
 import { TSX_NODE_ARGS } from "../scripts/lib/repo";
 import { inBackground, runToEnd, type Finished } from "./support/background";
 
@@ -59,7 +59,7 @@ describe("pull-request.yml", () => {
 });
 
 /**
- * Runs scripts/run-workflow.ts on `workflow`, committed in a fixture repository of its own, in a
+ * Runs scripts/workflow/main.ts on `workflow`, committed in a fixture repository of its own, in a
  * child process started when this file loads (see support/background.ts).
  */
 function workflowRun(workflow: string, args: readonly string[] = []): Promise<Finished> {
@@ -79,16 +79,20 @@ function workflowRun(workflow: string, args: readonly string[] = []): Promise<Fi
             fs.writeFileSync(path.join(repo, "w.yml"), workflow);
             await git("add", "w.yml");
             await git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "w");
-            return await runToEnd(process.execPath, [...TSX_NODE_ARGS, path.join(ROOT, "scripts", "run-workflow.ts"), ...args, "w.yml"], {
-                cwd: repo,
-            });
+            return await runToEnd(
+                process.execPath,
+                [...TSX_NODE_ARGS, path.join(ROOT, "scripts", "workflow", "main.ts"), ...args, "w.yml"],
+                {
+                    cwd: repo,
+                },
+            );
         } finally {
             fs.rmSync(repo, { recursive: true, force: true });
         }
     });
 }
 
-describe("scripts/run-workflow.ts", () => {
+describe("scripts/workflow/main.ts", () => {
     // Each run starts here, as the file loads; its test awaits it.
     const stepsAndSkips = workflowRun(`
 on: pull_request

@@ -2,8 +2,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
 import { chartVersion, grammarString, imageTag } from "../../config/grammar";
-import { BUNDLED_COMPUTE_PLANE_RELEASES } from "../compute-plane/catalog";
-import { RELEASE_NAMES } from "../control-plane/catalog";
+import { BUNDLED_COMPUTE_PLANE_RELEASES } from "../catalog/compute-plane";
+import { RELEASE_NAMES } from "../catalog/control-plane";
 
 /**
  * NVIDIA's bundle releases as data: which chart and image versions make up each release of the

@@ -1,5 +1,5 @@
 import type { CheckResult } from "../health/checks";
-import { getObject, type Kube } from "../health/kube-client";
+import { getObject, type Kube } from "../../lib/kubernetes/client";
 import { parseReceipt, RECEIPT, type ReceiptContent } from "./receipt";
 
 /** The receipt on the control plane's cluster; undefined when there is none this program wrote. */

@@ -1,12 +1,12 @@
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
 import type { ControlPlaneConfig, ReleaseOverride } from "../../config/schema";
-import { CATALOG } from "../control-plane/catalog";
-import { versionOf } from "../releases/declare";
+import { CATALOG } from "../catalog/control-plane";
+import { versionOf } from "../release/declare";
 import type { BundleRelease } from "./bundle-releases";
-import { NVCA_OPERATOR } from "../compute-plane/catalog";
-import type { ComputePlaneVersions } from "../compute-plane/nvca-values";
+import { NVCA_OPERATOR } from "../catalog/compute-plane";
+import type { ComputePlaneVersions } from "../catalog/nvca-operator-values";
 
-export type { ComputePlaneVersions } from "../compute-plane/nvca-values";
+export type { ComputePlaneVersions } from "../catalog/nvca-operator-values";
 
 /**
  * The versions a stack installs: its bundle release's, except where a setting pins another
@@ -14,7 +14,7 @@ export type { ComputePlaneVersions } from "../compute-plane/nvca-values";
  * compute plane's `nvcaOperator.*`): the runbook's spot upgrade.
  */
 
-/** Each control-plane release's chart version, by release name: a `releases.<name>.version`, else its entry's (components/releases/declare.ts). */
+/** Each control-plane release's chart version, by release name: a `releases.<name>.version`, else its entry's (components/release/declare.ts). */
 export function controlPlaneChartVersions(
     bundle: BundleRelease,
     overrides: Readonly<Record<string, ReleaseOverride>>,

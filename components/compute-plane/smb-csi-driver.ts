@@ -1,8 +1,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
-import { declareRelease, releaseValues, versionOf, type ChartSources } from "../releases/declare";
-import { SMB_CSI_DRIVER } from "./catalog";
+import { declareRelease, releaseValues, versionOf, type ChartSources } from "../release/declare";
+import { SMB_CSI_DRIVER } from "../catalog/compute-plane";
 
 export interface SmbCsiDriverArgs {
     readonly plane: ComputePlaneConfig;
@@ -10,7 +10,7 @@ export interface SmbCsiDriverArgs {
     readonly skipAwait: boolean;
 }
 
-/** The SMB CSI driver (components/compute-plane/catalog.ts), as a component of its own: its release's URN is under it. */
+/** The SMB CSI driver (components/catalog/compute-plane.ts), as a component of its own: its release's URN is under it. */
 export class SmbCsiDriver extends pulumi.ComponentResource {
     /** The driver's release. */
     readonly release: k8s.helm.v3.Release;

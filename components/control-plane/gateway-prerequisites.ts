@@ -3,8 +3,8 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../../config/schema";
 import type { Manifest } from "./gateway-api-manifest";
 import type { ChartCredentials, HelmSources } from "../kubernetes/chart-source";
-import { ENVOY_GATEWAY } from "../kubernetes/cluster-prerequisites";
-import { declareRelease, releaseValues, versionOf } from "../releases/declare";
+import { ENVOY_GATEWAY } from "../catalog/prerequisites";
+import { declareRelease, releaseValues, versionOf } from "../release/declare";
 
 /** The label by which the Gateways' listeners select the namespaces they admit routes from; the Gateways' namespaces carry it too. */
 export const GATEWAY_ROUTE_LABEL = { "nvcf/platform": "true" } as const;

@@ -1,5 +1,5 @@
-import { needNames } from "../releases/entry";
-import { PHASES, type CatalogEntry } from "./catalog";
+import { needNames } from "../release/entry";
+import { PHASES, type CatalogEntry } from "../catalog/control-plane";
 
 /**
  * The releases each release waits for: its `needs`, and every release of the

@@ -6,12 +6,12 @@
 import { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../contracts/gateway-api";
 import { agentIsHealthy, nvcfBackendPath } from "../contracts/nvca";
 import { OPENBAO_API } from "../contracts/openbao";
-import { excerpt, httpRequest, type TlsOptions } from "../providers/http";
+import { excerpt, httpRequest, type TlsOptions } from "../../lib/http/client";
 import { failed, type CheckResult } from "./check-result";
 import { adminRouteAtEdge, EDGE_CHECK, type EdgeRouteProbe } from "./edge-check";
 
 export { failed, type CheckResult } from "./check-result";
-import { getObject, listItems, type Kube } from "./kube-client";
+import { getObject, listItems, type Kube } from "../../lib/kubernetes/client";
 
 /** The oldest Kubernetes the program supports: nvcf-cli's own preflight refuses kubectl older than 1.28. */
 export const MIN_KUBERNETES = { major: 1, minor: 28 } as const;

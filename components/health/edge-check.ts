@@ -1,7 +1,7 @@
 import { GATEWAY_API } from "../contracts/gateway-api";
-import { excerpt, HttpError, httpRequest } from "../providers/http";
+import { excerpt, HttpError, httpRequest } from "../../lib/http/client";
 import type { CheckResult } from "./check-result";
-import { getObject, type Kube } from "./kube-client";
+import { getObject, type Kube } from "../../lib/kubernetes/client";
 
 /**
  * The admin route checked where users reach it, not only in the cluster: a load balancer that

@@ -1,7 +1,7 @@
 import * as zlib from "node:zlib";
 import { HELM_SECRET } from "../contracts/helm";
 import type { CheckResult } from "./check-result";
-import { listItems, type Kube } from "./kube-client";
+import { listItems, type Kube } from "../../lib/kubernetes/client";
 
 /** A Helm release the stack declares: where it lives and the chart version it pins. */
 export interface DesiredRelease {

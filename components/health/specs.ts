@@ -1,7 +1,7 @@
 import type { ChecksConfig } from "../../config/checks-schema";
 import type { ControlPlaneConfig } from "../../config/schema";
 import type { Settings } from "../../config/settings";
-import type { CatalogEntry } from "../control-plane/catalog";
+import type { CatalogEntry } from "../catalog/control-plane";
 import { adminIssuerRouteOn, routeHostnames } from "../../config/derived-facts";
 import { ADMIN_ROUTE } from "../contracts/gateway-api";
 import type { GatewaySpec, HealthSpec, PreflightSpec } from "./checks";

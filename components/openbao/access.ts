@@ -1,5 +1,5 @@
-import type { Kube } from "../health/kube-client";
-import { readTokenSecret, type TokenSecret } from "../providers/openbao";
+import type { Kube } from "../../lib/kubernetes/client";
+import { readTokenSecret, type TokenSecret } from "./client";
 import { podProxyMembers, type MemberEndpoint, type OpenBaoMembers } from "./members";
 
 /**

@@ -1,6 +1,6 @@
-import type { Kube, KubeAnswer } from "../health/kube-client";
-import { excerpt } from "../providers/http";
-import { explain } from "../providers/openbao";
+import type { Kube, KubeAnswer } from "../../lib/kubernetes/client";
+import { excerpt } from "../../lib/http/client";
+import { explain } from "./client";
 import { OPENBAO_API } from "../contracts/openbao";
 
 /** Where OpenBao's members listen: pod `<statefulSet>-<ordinal>` in `namespace`, on `port`. */

@@ -1,4 +1,4 @@
-import type { Kube } from "../health/kube-client";
+import type { Kube } from "../../lib/kubernetes/client";
 import { MemberAnswerError, type MemberHealth, type OpenBaoMembers } from "./members";
 import { deleteMemberPod, readMemberPods, readStatefulSet, stalePods, type MemberPod, type StatefulSetState } from "./statefulset";
 

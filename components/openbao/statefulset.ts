@@ -1,5 +1,5 @@
-import { getObject, type Kube } from "../health/kube-client";
-import { excerpt } from "../providers/http";
+import { getObject, type Kube } from "../../lib/kubernetes/client";
+import { excerpt } from "../../lib/http/client";
 
 /** The label the StatefulSet controller puts on each pod: the revision of the template it was made from. */
 export const REVISION_LABEL = "controller-revision-hash";

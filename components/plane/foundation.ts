@@ -1,13 +1,13 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { KYVERNO, type KyvernoInstall } from "../kubernetes/cluster-prerequisites";
-import { declareRelease, releaseValues, versionOf } from "../releases/declare";
+import { KYVERNO, type KyvernoInstall } from "../catalog/prerequisites";
+import { declareRelease, releaseValues, versionOf } from "../release/declare";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { pullSecretPolicy } from "../kubernetes/pull-secret-policy";
 import { PullSecrets } from "../kubernetes/pull-secrets";
-import { Preflight } from "../providers/cluster-checks";
+import { Preflight } from "../dynamic/cluster-checks";
 import type { PreflightSpec } from "../health/checks";
-import type { ClusterReach } from "../providers/kube-reach";
+import type { ClusterReach } from "../../lib/cluster-access/reach";
 import type { RegistryAccess } from "../resolve/registry";
 
 export interface PlaneFoundationArgs {

@@ -10,7 +10,7 @@ import {
 import { eksCluster } from "../aws/eks";
 import type { AwsProviders } from "../aws/providers";
 import type { ClusterAccess } from "../kubernetes/provider";
-import type { ClusterReach, KubeconfigSource } from "../providers/kube-reach";
+import type { ClusterReach, KubeconfigSource } from "../../lib/cluster-access/reach";
 
 /**
  * How the program, and the dynamic providers in their own process, reach one cluster: the

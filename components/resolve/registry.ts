@@ -1,4 +1,4 @@
-import type { KyvernoInstall } from "../kubernetes/cluster-prerequisites";
+import type { KyvernoInstall } from "../catalog/prerequisites";
 import * as pulumi from "@pulumi/pulumi";
 import { ecrRegistry } from "../../config/aws-schema";
 import type { Settings } from "../../config/settings";

@@ -1,7 +1,7 @@
 /**
  * How each cluster of a stack is reached, decided once from the stack's settings. The program
  * (components/resolve/clusters.ts) turns a route into its providers' access, and `status` and
- * `upgrade` (scripts/lib/status-targets.ts) into a kubeconfig to read the cluster with, so a
+ * `upgrade` (scripts/status/targets.ts) into a kubeconfig to read the cluster with, so a
  * setting means the same to all of them. Pure: no Pulumi resource, no Output, no secret's text,
  * so a command that never decrypts a secret can take the same decision.
  */

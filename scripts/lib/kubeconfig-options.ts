@@ -1,6 +1,12 @@
 import * as fs from "node:fs";
 import { list, UsageError } from "./cli";
-import type { GivenKubeconfigs } from "./status-targets";
+
+/** Kubeconfig files from the command line: `--kubeconfig` (control plane) and `--kubeconfig-for <plane>=<file>`. */
+export interface GivenKubeconfigs {
+    readonly controlPlane?: { readonly file: string; readonly text: string };
+    readonly context?: string;
+    readonly planes: ReadonlyMap<string, { readonly file: string; readonly text: string }>;
+}
 
 /** The options that say how a command reaches the stack's clusters (`npm run status`, `npm run upgrade`). */
 export const KUBECONFIG_OPTIONS = {

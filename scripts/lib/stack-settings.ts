@@ -5,7 +5,7 @@
  * assumed set (as `render` does), so only the non-secret settings are to be trusted.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { RELEASE_NAMES } from "../../components/control-plane/catalog";
+import { RELEASE_NAMES } from "../../components/catalog/control-plane";
 import { bundleReleaseNames } from "../../components/bundle/bundle-releases";
 import { SECRET_KEYS, STRUCTURED_KEYS, type SecretKey, type StructuredKey } from "../../config/keys";
 import { parseSettings, type RawConfig, type Settings } from "../../config/settings";

@@ -15,7 +15,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parse } from "yaml";
-import { templateReads, type Read } from "../lib/template-reads";
+import { templateReads, type Read } from "./template-reads";
 import { CHART_SOURCES, type ChartReads, type ChartReadsFile, type ChartSource } from "./chart-sources";
 import { PINNED_BUNDLE } from "./tools";
 import { wantsHelp } from "../lib/cli";

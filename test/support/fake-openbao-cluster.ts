@@ -1,4 +1,4 @@
-import type { Kube, KubeAnswer } from "../../components/health/kube-client";
+import type { Kube, KubeAnswer } from "../../lib/kubernetes/client";
 import { FakeOpenBaoMembers } from "./fake-openbao-members";
 
 const NS = "vault-system";

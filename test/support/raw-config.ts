@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { parse as parseYaml } from "yaml";
-import { RELEASE_NAMES } from "../../components/control-plane/catalog";
+import { RELEASE_NAMES } from "../../components/catalog/control-plane";
 import { ConfigError, ConfigProblem } from "../../config/errors";
 import { PROJECT, SECRET_KEYS, SecretKey, STRUCTURED_KEYS } from "../../config/keys";
 import { parseSettings, RawConfig, Settings } from "../../config/settings";

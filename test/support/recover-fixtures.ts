@@ -1,4 +1,4 @@
-import type { PendingOperation, StateResource } from "../../scripts/lib/recover/state";
+import type { PendingOperation, StateResource } from "../../scripts/recover/state";
 
 /** Checkpoint pieces shaped as `pulumi stack export --show-secrets` prints them. */
 

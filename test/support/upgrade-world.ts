@@ -6,9 +6,9 @@
  */
 import { findBundleRelease, type BundleRelease } from "../../components/bundle/bundle-releases";
 import { RECEIPT, receiptData } from "../../components/bundle/receipt";
-import type { Kube, KubeAnswer } from "../../components/health/kube-client";
-import type { Engine } from "../../scripts/lib/upgrade/engine";
-import type { PlannedStep } from "../../scripts/lib/upgrade/stages";
+import type { Kube, KubeAnswer } from "../../lib/kubernetes/client";
+import type { Engine } from "../../scripts/upgrade/engine";
+import type { PlannedStep } from "../../scripts/upgrade/stages";
 import { FakeKubeApi } from "./fake-kube-api";
 import type { RecordedResource } from "./harness";
 import type { HelmReleaseStatus } from "../../components/contracts/helm";

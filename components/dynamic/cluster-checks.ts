@@ -1,0 +1,148 @@
+import * as pulumi from "@pulumi/pulumi";
+import { PROJECT } from "../../config/project";
+import { describeFailures, failed, health, preflight, type CheckResult, type HealthSpec, type PreflightSpec } from "../health/checks";
+import { httpKube, type Kube } from "../../lib/kubernetes/client";
+import { changedInputs, UNKNOWN_INPUT, readKubeSecrets } from "./base";
+import { apiServer } from "../../lib/cluster-access/access";
+import { kubeAccessOf, type ClusterReach, type KubeSecrets } from "../../lib/cluster-access/reach";
+
+export async function connect(reach: ClusterReach, secrets: KubeSecrets, timeoutSeconds: number): Promise<Kube> {
+    const api = await apiServer(kubeAccessOf(reach, secrets));
+    return httpKube(api, { timeoutMs: timeoutSeconds * 1000, retries: 1, retryDelayMs: 500 });
+}
+
+export interface ClusterChecksInputs {
+    readonly kind: "preflight" | "health";
+    /** The cluster as messages name it ("control plane", "compute plane gpu-1"). */
+    readonly cluster: string;
+    readonly reach: ClusterReach;
+    readonly preflight?: PreflightSpec;
+    readonly health?: HealthSpec;
+    /** Preflight: each request's deadline. Health: how long to wait for every check to pass. */
+    readonly timeoutSeconds: number;
+    /** Health: the pause between rounds. */
+    readonly pollSeconds: number;
+}
+
+export interface ClusterChecksOutputs extends ClusterChecksInputs {
+    readonly results: CheckResult[];
+}
+
+export interface ChecksProviderOptions {
+    /** Replaces the real API server (tests). */
+    readonly kube?: Kube;
+}
+
+/**
+ * Runs preflight or the health gate as a resource. Create runs the checks (the gate polls until
+ * they pass or its timeout); diff runs them once more, so a rerun (and a preview) re-checks a
+ * cluster that passed before: all passing is no change, a failure is an update, which fails `up`
+ * with the fix. Delete does nothing: checks leave nothing behind.
+ */
+export class ClusterChecksProvider implements pulumi.dynamic.ResourceProvider<ClusterChecksInputs, ClusterChecksOutputs> {
+    private secrets: KubeSecrets = {};
+
+    constructor(private readonly options: ChecksProviderOptions = {}) {}
+
+    async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+        this.secrets = readKubeSecrets(req);
+    }
+
+    async diff(_id: string, olds: ClusterChecksOutputs, news: ClusterChecksInputs): Promise<pulumi.dynamic.DiffResult> {
+        if (changedInputs(olds, news).length > 0) return { changes: true };
+        // A preview with values still unknown cannot check yet; up will. The engine's `__provider`
+        // is this provider's own source, which holds the sentinel's text: it is left out.
+        const { __provider: _source, ...declared } = news as ClusterChecksInputs & { __provider?: string };
+        if (JSON.stringify(declared).includes(UNKNOWN_INPUT)) return { changes: true };
+        const results = await this.once(news);
+        return { changes: results.some(failed) };
+    }
+
+    async create(inputs: ClusterChecksInputs): Promise<pulumi.dynamic.CreateResult<ClusterChecksOutputs>> {
+        return {
+            id: `${inputs.kind}-${inputs.reach.clusterName ?? inputs.reach.kubeconfigSource}`,
+            outs: { ...inputs, results: await this.run(inputs) },
+        };
+    }
+
+    async update(
+        _id: string,
+        _olds: ClusterChecksOutputs,
+        news: ClusterChecksInputs,
+    ): Promise<pulumi.dynamic.UpdateResult<ClusterChecksOutputs>> {
+        return { outs: { ...news, results: await this.run(news) } };
+    }
+
+    async read(id: string, props?: ClusterChecksOutputs): Promise<pulumi.dynamic.ReadResult<ClusterChecksOutputs>> {
+        // A refresh keeps the last results; the next diff checks again.
+        return { id, props };
+    }
+
+    async delete(): Promise<void> {}
+
+    private async kube(inputs: ClusterChecksInputs): Promise<Kube> {
+        return this.options.kube ?? connect(inputs.reach, this.secrets, inputs.kind === "preflight" ? inputs.timeoutSeconds : 30);
+    }
+
+    private async once(inputs: ClusterChecksInputs): Promise<CheckResult[]> {
+        let kube: Kube;
+        try {
+            kube = await this.kube(inputs);
+        } catch (err) {
+            return [
+                {
+                    name: "kubeconfig",
+                    ok: false,
+                    detail: err instanceof Error ? err.message : String(err),
+                    fix: "set the cluster's kubeconfig secret or context (docs/settings.md, Compute planes)",
+                },
+            ];
+        }
+        return inputs.kind === "preflight" ? preflight(kube, inputs.preflight ?? {}) : health(kube, inputs.health ?? {});
+    }
+
+    private async run(inputs: ClusterChecksInputs): Promise<CheckResult[]> {
+        if (inputs.kind === "preflight") {
+            const results = await this.once(inputs);
+            if (results.some(failed)) {
+                throw new Error(
+                    `preflight of the ${inputs.cluster} failed, so no release there was touched:\n${describeFailures(inputs.cluster, results)}\n` +
+                        `(a check that cannot pass on a cluster you know is fine is skipped with ${PROJECT}:checks.preflight.<check>: false)`,
+                );
+            }
+            return results;
+        }
+        const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+        for (;;) {
+            const results = await this.once(inputs);
+            if (!results.some(failed)) return results;
+            if (Date.now() + inputs.pollSeconds * 1000 > deadline) {
+                throw new Error(
+                    `the health gate of the ${inputs.cluster} still fails after ${inputs.timeoutSeconds} s:\n${describeFailures(inputs.cluster, results)}\n` +
+                        `(the releases are installed; fix the cause and run pulumi up again, which checks again; npm run status -- --stack <stack> shows every check)`,
+                );
+            }
+            await new Promise((r) => setTimeout(r, inputs.pollSeconds * 1000));
+        }
+    }
+}
+
+export type ClusterChecksArgs = { [K in keyof ClusterChecksInputs]: pulumi.Input<ClusterChecksInputs[K]> };
+
+const provider = new ClusterChecksProvider();
+
+/** Preflight of one cluster: every release there depends on it. */
+export class Preflight extends pulumi.dynamic.Resource {
+    declare readonly results: pulumi.Output<CheckResult[]>;
+    constructor(name: string, args: Omit<ClusterChecksArgs, "kind" | "health" | "pollSeconds">, opts?: pulumi.CustomResourceOptions) {
+        super(provider, name, { ...args, kind: "preflight", pollSeconds: 0, results: undefined }, opts, "nvcf", "Preflight");
+    }
+}
+
+/** The health gate of one cluster: it depends on every release there. */
+export class HealthGate extends pulumi.dynamic.Resource {
+    declare readonly results: pulumi.Output<CheckResult[]>;
+    constructor(name: string, args: Omit<ClusterChecksArgs, "kind" | "preflight">, opts?: pulumi.CustomResourceOptions) {
+        super(provider, name, { ...args, kind: "health", results: undefined }, opts, "nvcf", "HealthGate");
+    }
+}

@@ -1,9 +1,0 @@
-/** `npm run render -- --stack <name> ...`: see scripts/lib/render-cli.ts. */
-import { processIo } from "./lib/cli";
-import { endQuietlyWhenReaderCloses } from "./lib/pipes";
-import { renderCli } from "./lib/render-cli";
-
-endQuietlyWhenReaderCloses();
-renderCli(process.argv.slice(2), processIo).then((code) => {
-    process.exitCode = code;
-});

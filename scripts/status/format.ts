@@ -1,0 +1,74 @@
+/** `npm run status`'s output: a table for people, JSON for machines. */
+import { failed } from "../../components/health/checks";
+import { exitCode, type StatusReport } from "./run";
+
+interface Row {
+    readonly cluster: string;
+    readonly check: string;
+    readonly status: "ok" | "FAIL" | "SKIP" | "INCONCLUSIVE";
+    readonly detail: string;
+    readonly fix: string;
+}
+
+function rows(report: StatusReport): Row[] {
+    return report.clusters.flatMap((c): Row[] => {
+        const checks = c.checks.map((r): Row => ({
+            cluster: c.cluster,
+            check: r.name,
+            status: r.ok ? "ok" : r.inconclusive ? "INCONCLUSIVE" : "FAIL",
+            detail: r.detail,
+            fix: r.fix,
+        }));
+        if (c.state === "skipped") return [{ cluster: c.cluster, check: "-", status: "SKIP", detail: c.reason ?? "", fix: "" }];
+        // A kubeconfig that could not even be loaded leaves no check behind: the reason is the row.
+        if (c.state === "unreachable" && checks.length === 0) {
+            return [
+                {
+                    cluster: c.cluster,
+                    check: "kubeconfig",
+                    status: "FAIL",
+                    detail: c.reason ?? "",
+                    fix: "check --kubeconfig and --context",
+                },
+            ];
+        }
+        return checks;
+    });
+}
+
+/**
+ * A heading with the stack and the time, the table (cluster, check, ok/FAIL/SKIP, detail; a
+ * failure's fix on the line below it), and a summary line.
+ */
+export function formatTable(report: StatusReport): string {
+    const all = rows(report);
+    const head: Row = { cluster: "CLUSTER", check: "CHECK", status: "ok", detail: "DETAIL", fix: "" };
+    const w1 = Math.max(...[head, ...all].map((r) => r.cluster.length));
+    const w2 = Math.max(...[head, ...all].map((r) => r.check.length));
+    const w3 = Math.max(6, ...all.map((r) => r.status.length));
+    const line = (a: string, b: string, c: string, d: string) => `${a.padEnd(w1)}  ${b.padEnd(w2)}  ${c.padEnd(w3)}  ${d}`.trimEnd();
+    const out = [`status of stack ${report.stack} at ${report.time}`, line("CLUSTER", "CHECK", "STATUS", "DETAIL")];
+    for (const r of all) {
+        out.push(line(r.cluster, r.check, r.status, r.detail));
+        if ((r.status === "FAIL" || r.status === "INCONCLUSIVE") && r.fix) out.push(line("", "", "", `fix: ${r.fix}`));
+    }
+    const checks = report.clusters.flatMap((c) => c.checks);
+    const failures = checks.filter(failed).length;
+    const unsure = checks.filter((r) => r.inconclusive).length;
+    const skipped = report.clusters.filter((c) => c.state === "skipped").length;
+    const unreachable = report.clusters.filter((c) => c.state === "unreachable").length;
+    const parts = [
+        `${checks.length} checks: ${checks.length - failures - unsure} ok, ${failures} failed${unsure ? `, ${unsure} inconclusive` : ""}`,
+    ];
+    if (unreachable) parts.push(`${unreachable} cluster${unreachable > 1 ? "s" : ""} unreachable`);
+    if (skipped) parts.push(`${skipped} cluster${skipped > 1 ? "s" : ""} not checked`);
+    out.push(`${parts.join("; ")} (exit ${exitCode(report)})`);
+    return `${out.join("\n")}\n`;
+}
+
+/** The report as JSON: pretty for one round, one line per round under --watch (JSON Lines). */
+export function formatStatusJson(report: StatusReport, oneLine: boolean): string {
+    const code = exitCode(report);
+    const doc = { stack: report.stack, time: report.time, ok: code === 0, exitCode: code, clusters: report.clusters };
+    return `${oneLine ? JSON.stringify(doc) : JSON.stringify(doc, null, 2)}\n`;
+}

@@ -1,0 +1,106 @@
+/**
+ * One round of `npm run status`: on each cluster, preflight, the health gate and the Helm drift,
+ * read-only; a cluster that does not answer stops there (every other check would say the same).
+ */
+import { failed, health, preflight, type CheckResult } from "../../components/health/checks";
+import { installedReleases, releaseDrift } from "../../components/health/helm-releases";
+import { bundleReleaseCheck } from "../../components/bundle/installed";
+import { httpKube, type Kube } from "../../lib/kubernetes/client";
+import { apiServer, type KubeAccess } from "../../lib/cluster-access/access";
+import type { StatusTarget } from "./targets";
+
+/** checked: every check ran; skipped: the cluster was not reached on purpose (`reason`); unreachable: it did not answer. */
+export type ClusterState = "checked" | "skipped" | "unreachable";
+
+export interface ClusterReport {
+    readonly cluster: string;
+    readonly state: ClusterState;
+    readonly reason?: string;
+    readonly checks: readonly CheckResult[];
+}
+
+export interface StatusReport {
+    readonly stack: string;
+    /** ISO 8601, when the round started. */
+    readonly time: string;
+    readonly clusters: readonly ClusterReport[];
+}
+
+/** Turns a cluster's access into a client; the tests may pass their own. */
+export type Connect = (access: KubeAccess) => Promise<Kube>;
+
+/** A request may take 10 s and is tried twice: status answers in seconds, and a watch round stays short. */
+export const connectWithKubeconfig: Connect = async (access) => httpKube(await apiServer(access), { timeoutMs: 10_000, retries: 1 });
+
+const UNREACHABLE = /could not be reached|refused the credentials/;
+
+export async function checkCluster(target: StatusTarget, connect: Connect): Promise<ClusterReport> {
+    const { cluster } = target;
+    if (!target.access) return { cluster, state: "skipped", reason: `not checked: ${target.skipped ?? "no way to reach it"}`, checks: [] };
+    let kube: Kube;
+    try {
+        kube = await connect(target.access);
+    } catch (error) {
+        return { cluster, state: "unreachable", reason: `its kubeconfig could not be used: ${(error as Error).message}`, checks: [] };
+    }
+    const results = await preflight(kube, target.preflight);
+    const [first] = results;
+    if (first && first.name === "kubernetes-version" && !first.ok && UNREACHABLE.test(first.detail)) {
+        return { cluster, state: "unreachable", reason: first.detail, checks: results };
+    }
+    if (target.health) results.push(...(await health(kube, target.health)));
+    if (target.bundleRelease) results.push(await guardedBundleCheck(kube, target.bundleRelease));
+    results.push(...(await drift(kube, target)));
+    // The health gate repeats a failed version check that preflight already reported.
+    const seen = new Set<string>();
+    const unique = results.filter((r) => {
+        const key = `${r.name}\n${r.detail}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+    });
+    return { cluster, state: "checked", checks: unique };
+}
+
+async function guardedBundleCheck(kube: Kube, selected: string): Promise<CheckResult> {
+    try {
+        return await bundleReleaseCheck(kube, selected);
+    } catch (error) {
+        return {
+            name: "bundle-release",
+            ok: false,
+            detail: `the receipt could not be read: ${(error as Error).message}`,
+            fix: "kubectl -n nvcf get configmap nvcf-upgrade-receipt -o yaml",
+        };
+    }
+}
+
+async function drift(kube: Kube, target: StatusTarget): Promise<CheckResult[]> {
+    const namespaces = [...new Set([...target.releases.map((r) => r.namespace), ...target.extrasIn])];
+    try {
+        return releaseDrift(target.releases, await installedReleases(kube, namespaces), target.extrasIn);
+    } catch (error) {
+        return [
+            {
+                name: "releases",
+                ok: false,
+                detail: `the Helm releases could not be read: ${(error as Error).message}`,
+                fix: "check the kubeconfig's right to list Secrets (kubectl auth can-i list secrets -A)",
+            },
+        ];
+    }
+}
+
+export async function statusRound(stack: string, targets: readonly StatusTarget[], connect: Connect): Promise<StatusReport> {
+    const time = new Date().toISOString();
+    // The clusters are independent: one slow cluster should not hold up the others' answers.
+    const clusters = await Promise.all(targets.map((t) => checkCluster(t, connect)));
+    return { stack, time, clusters };
+}
+
+/** 0 every check passed, 1 a check failed, 2 a cluster did not answer or none could be checked. */
+export function exitCode(report: StatusReport): 0 | 1 | 2 {
+    if (report.clusters.some((c) => c.state === "unreachable")) return 2;
+    if (!report.clusters.some((c) => c.state === "checked")) return 2;
+    return report.clusters.some((c) => c.checks.some(failed)) ? 1 : 0;
+}
