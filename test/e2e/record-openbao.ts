@@ -10,7 +10,6 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN, OPENBAO_API } from "../../components/contracts/openbao";
-import { BaoCluster } from "./real-openbao";
 import { enableJwtAuth, migration10, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
 import { findTools } from "../../scripts/e2e/tools";
 import { wantsHelp } from "../../scripts/lib/cli";
@@ -26,6 +25,8 @@ export interface RecordedAnswer {
 async function record(out: string): Promise<void> {
     const { tools, missing } = findTools();
     if (!tools) throw new Error(`record:openbao needs bao and the JWT plugin: ${missing}`);
+    // Loaded here, not for --help: the real cluster's module loads the Kubernetes client.
+    const { BaoCluster } = await import("./real-openbao");
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-record-openbao-"));
     const bao = new BaoCluster(tools.bao, dir, 3, tools.jwtPlugin);
     const answers: Record<string, RecordedAnswer> = {};

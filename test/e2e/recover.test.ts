@@ -618,7 +618,8 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
             });
             const pending = (onDisk().pending_operations ?? []).filter((o) => o.type === "creating").map((o) => o.resource.urn);
             assert.ok(pending.length > 0, "creates were in flight");
-            assert.equal((await helmSecrets()).length, 0, "no release reached Helm");
+            const records = (await helmSecrets()).map((s) => `${s.metadata.namespace}/${s.metadata.name} (${s.metadata.labels.status})`);
+            assert.deepEqual(records, [], "no release reached Helm");
 
             // The user's way past the lock without recover; the run finishes, and Pulumi keeps the old pending creates.
             await cli.run(["cancel", "--yes"]);
