@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
+import { canonicalJson } from "../components/dynamic/base";
+import { routeHostnames } from "../config/derived-facts";
 import { ProgramRun, release, releases, valuesOf } from "./support/harness";
+import { changedReleases, devPlan, type DevPlan } from "./support/plan";
 import { runDev } from "./support/runs";
 
+// What the settings change in the control plane's releases is checked on its plan (pure data, the
+// same code ControlPlane declares from); what needs the program's resources (secrets, providers,
+// Helm's options) runs the program.
 const names = (run: ProgramRun) =>
     releases(run)
         .map((r) => String(r.inputs.name))
@@ -12,25 +18,34 @@ const namespaces = (run: ProgramRun) =>
         .filter((r) => r.type === "kubernetes:core/v1:Namespace")
         .map((r) => (r.inputs.metadata as { name: string }).name)
         .sort();
-const dependsOn = (run: ProgramRun, a: string, b: string) => release(run, a).dependencies.includes(release(run, b).urn);
 
-/** Releases whose values differ between two runs. */
-function changedReleases(a: ProgramRun, b: ProgramRun): string[] {
-    const json = (run: ProgramRun) => new Map(releases(run).map((r) => [String(r.inputs.name), JSON.stringify(r.inputs.values)]));
-    const [ja, jb] = [json(a), json(b)];
-    return [...ja.keys()].filter((k) => ja.get(k) !== jb.get(k)).sort();
-}
-
-let dev: ProgramRun;
-before(async () => {
-    dev = await runDev();
+let dev: DevPlan;
+before(() => {
+    dev = devPlan();
 });
 
-// The tests of a suite start together: their program runs reach the children of
-// test/support/program-runs.ts at once, and they read nothing another test changes.
+describe("the plan is what the program declares", () => {
+    test("the dev stack's releases: the same names, namespaces, versions, values and release dependencies", async () => {
+        const run = await runDev();
+        assert.deepEqual(names(run), dev.names);
+        const urnOf = new Map(releases(run).map((r) => [r.urn, String(r.inputs.name)]));
+        for (const planned of dev.releases) {
+            const declared = release(run, planned.entry.name);
+            assert.equal(declared.inputs.namespace, planned.namespace, planned.entry.name);
+            assert.equal(declared.inputs.version, planned.version, planned.entry.name);
+            const dependsOnReleases = declared.dependencies.flatMap((urn) => urnOf.get(urn) ?? []).sort();
+            assert.deepEqual(dependsOnReleases, [...planned.dependencies].sort(), planned.entry.name);
+            // The releases that carry credentials aside: the plan holds placeholders for them.
+            if (!/^(cassandra|openbao-server|api)$/.test(planned.entry.name)) {
+                assert.equal(canonicalJson(valuesOf(run, planned.entry.name)), canonicalJson(planned.values), planned.entry.name);
+            }
+        }
+    });
+});
+
 describe("optional releases follow their conditions", { concurrency: true }, () => {
-    test("observability.profile disabled drops the monitoring stack and the function autoscaler", async () => {
-        const run = await runDev({ observability: { profile: "disabled" } });
+    test("observability.profile disabled drops the monitoring stack and the function autoscaler", () => {
+        const plan = devPlan({ observability: { profile: "disabled" } });
         const gone = [
             "prometheus-operator-crds",
             "opentelemetry-operator",
@@ -40,15 +55,15 @@ describe("optional releases follow their conditions", { concurrency: true }, () 
             "function-autoscaler",
         ];
         assert.deepEqual(
-            names(run),
-            names(dev).filter((n) => !gone.includes(n)),
+            plan.names,
+            dev.names.filter((n) => !gone.includes(n)),
         );
-        assert.ok(!namespaces(run).includes("monitoring"));
-        assert.ok(names(run).includes("state-metrics"));
+        assert.ok(!plan.namespaces.includes("monitoring"));
+        assert.ok(plan.names.includes("state-metrics"));
     });
 
-    test("metricsBackend.mode existing drops VictoriaMetrics and points the autoscaler at the given backend", async () => {
-        const run = await runDev({
+    test("metricsBackend.mode existing drops VictoriaMetrics and points the autoscaler at the given backend", () => {
+        const plan = devPlan({
             metricsBackend: {
                 mode: "existing",
                 type: "external",
@@ -56,9 +71,9 @@ describe("optional releases follow their conditions", { concurrency: true }, () 
                 promqlEndpoint: "http://vm.example",
             },
         });
-        assert.ok(!names(run).includes("victoria-metrics"));
-        assert.equal(valuesOf(run, "function-autoscaler").functionautoscaler.env.TIMESERIES_DB__TIMESERIES_DB_URL, "http://vm.example");
-        assert.equal(valuesOf(run, "otel-collector").config.exporters.prometheusremotewrite.endpoint, "http://vm.example/api/v1/write");
+        assert.ok(!plan.names.includes("victoria-metrics"));
+        assert.equal(plan.values("function-autoscaler").functionautoscaler.env.TIMESERIES_DB__TIMESERIES_DB_URL, "http://vm.example");
+        assert.equal(plan.values("otel-collector").config.exporters.prometheusremotewrite.endpoint, "http://vm.example/api/v1/write");
     });
 
     test("certManager.enabled false: no cert-manager release, namespace or pull secret there", async () => {
@@ -73,83 +88,79 @@ describe("optional releases follow their conditions", { concurrency: true }, () 
         );
     });
 
-    test("rateLimiter.enabled false drops the release and its env on invocation and grpc-proxy", async () => {
-        const run = await runDev({ rateLimiter: { enabled: false } });
-        assert.ok(!names(run).includes("ratelimiter"));
-        assert.equal(valuesOf(run, "invocation-service").invocation.env.RATE_LIMIT_ENABLED, undefined);
-        assert.equal(valuesOf(run, "grpc-proxy").grpcproxy.env.RATE_LIMIT_ADDR, undefined);
-        assert.equal(
-            valuesOf(dev, "invocation-service").invocation.env.RATE_LIMIT_ADDRESS,
-            "http://ratelimiter.nvcf.svc.cluster.local:7777",
-        );
+    test("rateLimiter.enabled false drops the release and its env on invocation and grpc-proxy", () => {
+        const plan = devPlan({ rateLimiter: { enabled: false } });
+        assert.ok(!plan.names.includes("ratelimiter"));
+        assert.equal(plan.values("invocation-service").invocation.env.RATE_LIMIT_ENABLED, undefined);
+        assert.equal(plan.values("grpc-proxy").grpcproxy.env.RATE_LIMIT_ADDR, undefined);
+        assert.equal(dev.values("invocation-service").invocation.env.RATE_LIMIT_ADDRESS, "http://ratelimiter.nvcf.svc.cluster.local:7777");
     });
 
-    test("stateMetrics.enabled false (with observability off) drops state-metrics", async () => {
-        const run = await runDev({ stateMetrics: { enabled: false }, observability: { profile: "disabled" } });
-        assert.ok(!names(run).includes("state-metrics"));
+    test("stateMetrics.enabled false (with observability off) drops state-metrics", () => {
+        const plan = devPlan({ stateMetrics: { enabled: false }, observability: { profile: "disabled" } });
+        assert.ok(!plan.names.includes("state-metrics"));
     });
 
-    test("adminIssuerProxy.enabled false drops the release; no value pretends to skip the grant's migration", async () => {
-        const run = await runDev({ adminIssuerProxy: { enabled: false } });
-        assert.ok(!names(run).includes("admin-issuer-proxy"));
+    test("adminIssuerProxy.enabled false drops the release; no value pretends to skip the grant's migration", () => {
+        const plan = devPlan({ adminIssuerProxy: { enabled: false } });
+        assert.ok(!plan.names.includes("admin-issuer-proxy"));
         // The chart's migrations Job runs every script, migration 10 included: no template reads a switch for it.
-        assert.equal(valuesOf(run, "openbao-server").openbao.migrations.adminIssuerProxy, undefined);
+        assert.equal(plan.values("openbao-server").openbao.migrations.adminIssuerProxy, undefined);
     });
 
-    test("adminIssuerProxy.gateway.enabled false keeps the proxy but removes its route", async () => {
-        const run = await runDev({ adminIssuerProxy: { gateway: { enabled: false } } });
-        assert.equal(valuesOf(run, "admin-issuer-proxy").adminIssuerProxy.gateway.enabled, false);
+    test("adminIssuerProxy.gateway.enabled false keeps the proxy but removes its route", () => {
+        const plan = devPlan({ adminIssuerProxy: { gateway: { enabled: false } } });
+        assert.equal(plan.values("admin-issuer-proxy").adminIssuerProxy.gateway.enabled, false);
     });
 
-    test("ingress.gatewayApi.enabled false drops the routes release", async () => {
-        const run = await runDev({ ingress: { gatewayApi: { enabled: false } } });
-        assert.ok(!names(run).includes("ingress"));
+    test("ingress.gatewayApi.enabled false drops the routes release", () => {
+        const plan = devPlan({ ingress: { gatewayApi: { enabled: false } } });
+        assert.ok(!plan.names.includes("ingress"));
     });
 
-    test("addons.llm.enabled adds the LLM releases after the API, and the router address", async () => {
-        const run = await runDev({ addons: { llm: { enabled: true } } });
-        assert.deepEqual(names(run), [...names(dev), "llm-api-gateway", "llm-request-router"].sort());
-        assert.ok(dependsOn(run, "llm-request-router", "api"));
-        assert.ok(dependsOn(run, "llm-api-gateway", "llm-request-router"));
+    test("addons.llm.enabled adds the LLM releases after the API, and the router address", () => {
+        const plan = devPlan({ addons: { llm: { enabled: true } } });
+        assert.deepEqual(plan.names, [...dev.names, "llm-api-gateway", "llm-request-router"].sort());
+        assert.ok(plan.dependsOn("llm-request-router", "api"));
+        assert.ok(plan.dependsOn("llm-api-gateway", "llm-request-router"));
         assert.equal(
-            valuesOf(run, "api").api.remoteConfig.configData.nvcf["llm-request-router"]["worker-address"],
+            plan.values("api").api.remoteConfig.configData.nvcf["llm-request-router"]["worker-address"],
             "llm-request-router.nvcf.svc.cluster.local:50071",
         );
-        assert.equal(valuesOf(dev, "api").api.remoteConfig, undefined);
+        assert.equal(dev.values("api").api.remoteConfig, undefined);
     });
 
-    test("a managed LLM issuer adds nvcf-pki in cert-manager after openbao-server and cert-manager", async () => {
-        const run = await runDev({
+    test("a managed LLM issuer adds nvcf-pki in cert-manager after openbao-server and cert-manager", () => {
+        const plan = devPlan({
             addons: {
                 llm: { enabled: true, pki: { enabled: true, dnsNames: ["llm.nvcf.test"], allowedDomains: "nvcf.test,cluster.local" } },
             },
             openbao: { migrations: { image: { tag: "0.16.2" } } },
         });
-        const pki = release(run, "nvcf-pki");
-        assert.equal(pki.inputs.namespace, "cert-manager");
-        assert.ok(dependsOn(run, "nvcf-pki", "openbao-server"));
-        assert.ok(dependsOn(run, "nvcf-pki", "cert-manager"));
+        assert.equal(plan.release("nvcf-pki").namespace, "cert-manager");
+        assert.ok(plan.dependsOn("nvcf-pki", "openbao-server"));
+        assert.ok(plan.dependsOn("nvcf-pki", "cert-manager"));
         assert.equal(
-            valuesOf(run, "nvcf-pki").clusterIssuer.auth.serviceAccount.audience,
+            plan.values("nvcf-pki").clusterIssuer.auth.serviceAccount.audience,
             "http://openbao-server.vault-system.svc.cluster.local:8200",
         );
-        assert.equal(valuesOf(run, "llm-request-router").llmRequestRouter.pki.tag, undefined);
-        assert.equal(valuesOf(run, "llm-request-router").llmRequestRouter.pki.image.tag, "0.16.2");
+        assert.equal(plan.values("llm-request-router").llmRequestRouter.pki.tag, undefined);
+        assert.equal(plan.values("llm-request-router").llmRequestRouter.pki.image.tag, "0.16.2");
     });
 
-    test("addons.vanityGateway.enabled adds vanity-gateway after invocation-service, and its route", async () => {
-        const run = await runDev({ addons: { vanityGateway: { enabled: true } } });
-        assert.ok(dependsOn(run, "vanity-gateway", "invocation-service"));
-        assert.equal((run.outputs.routes as Record<string, string>).vanity, "vanity.nvcf.test");
-        assert.equal(valuesOf(run, "ingress").nvcfGatewayRoutes.routes.vanityGateway.enabled, true);
+    test("addons.vanityGateway.enabled adds vanity-gateway after invocation-service, and its route", () => {
+        const plan = devPlan({ addons: { vanityGateway: { enabled: true } } });
+        assert.ok(plan.dependsOn("vanity-gateway", "invocation-service"));
+        assert.equal(routeHostnames(plan.settings.controlPlane).vanity, "vanity.nvcf.test");
+        assert.equal(plan.values("ingress").nvcfGatewayRoutes.routes.vanityGateway.enabled, true);
     });
 
-    test("addons.nvcfUi.enabled adds nvcf-ui in its namespace; ingress waits for it; full-path image", async () => {
-        const run = await runDev({ addons: { nvcfUi: { enabled: true } }, adminIssuerProxy: { enabled: false } });
-        assert.equal(release(run, "nvcf-ui").inputs.namespace, "nvcf-ui");
-        assert.ok(namespaces(run).includes("nvcf-ui"));
-        assert.ok(dependsOn(run, "ingress", "nvcf-ui"));
-        const ui = valuesOf(run, "nvcf-ui").nvcfUi;
+    test("addons.nvcfUi.enabled adds nvcf-ui in its namespace; ingress waits for it; full-path image", () => {
+        const plan = devPlan({ addons: { nvcfUi: { enabled: true } }, adminIssuerProxy: { enabled: false } });
+        assert.equal(plan.release("nvcf-ui").namespace, "nvcf-ui");
+        assert.ok(plan.namespaces.includes("nvcf-ui"));
+        assert.ok(plan.dependsOn("ingress", "nvcf-ui"));
+        const ui = plan.values("nvcf-ui").nvcfUi;
         assert.equal(ui.image.repository, "nvcr.io/nvidia/nvcf/nvcf-ui");
         const components = (ui.controlPlane.components as { name: string }[]).map((c) => c.name);
         assert.ok(!components.includes("admin-issuer-proxy"), "the health list drops the disabled proxy");
@@ -158,32 +169,32 @@ describe("optional releases follow their conditions", { concurrency: true }, () 
 });
 
 describe("NATS worker auth", { concurrency: true }, () => {
-    test("token mode changes exactly three releases: nats, api, nats-auth-callout-service", async () => {
-        const run = await runDev({ nats: { workerAuth: "token" } });
-        assert.deepEqual(changedReleases(dev, run), ["api", "nats", "nats-auth-callout-service"]);
-        assert.deepEqual(valuesOf(run, "nats").nats.authCallout, {
+    test("token mode changes exactly three releases: nats, api, nats-auth-callout-service", () => {
+        const plan = devPlan({ nats: { workerAuth: "token" } });
+        assert.deepEqual(changedReleases(dev, plan), ["api", "nats", "nats-auth-callout-service"]);
+        assert.deepEqual(plan.values("nats").nats.authCallout, {
             workerTokenAuth: { webhookUrl: "http://api.nvcf.svc.cluster.local:8080/v2/nvcf/webhook/nats-auth" },
         });
-        assert.equal(valuesOf(run, "api").api.natsWorkerAuth, "token");
+        assert.equal(plan.values("api").api.natsWorkerAuth, "token");
     });
 
-    test("a new webhook URL restarts the auth callout through its reserved annotation; leaving token mode removes it", async () => {
-        const a = await runDev({ nats: { workerAuth: "token" } });
-        const b = await runDev({
+    test("a new webhook URL restarts the auth callout through its reserved annotation; leaving token mode removes it", () => {
+        const a = devPlan({ nats: { workerAuth: "token" } });
+        const b = devPlan({
             nats: { workerAuth: "token", authCallout: { workerTokenAuth: { webhookUrl: "http://api.other.svc.cluster.local:8080/hook" } } },
         });
         const key = "nvcf.nvidia.com/nats-worker-auth-checksum";
         // The chart reads its pod annotations at the top level of its values.
-        const annotation = (run: ProgramRun) => valuesOf(run, "nats-auth-callout-service").podAnnotations?.[key];
+        const annotation = (plan: DevPlan) => plan.values("nats-auth-callout-service").podAnnotations?.[key];
         assert.match(annotation(a), /^[0-9a-f]{64}$/);
         assert.notEqual(annotation(a), annotation(b));
         assert.equal(annotation(dev), undefined, "nkey mode: no restart annotation, so leaving token mode changes the pods too");
     });
 
-    test("natsAuthCalloutService.serviceConfig.logging reaches the auth callout", async () => {
-        const run = await runDev({ natsAuthCalloutService: { serviceConfig: { logging: { level: "debug", sampling: { initial: 0 } } } } });
+    test("natsAuthCalloutService.serviceConfig.logging reaches the auth callout", () => {
+        const plan = devPlan({ natsAuthCalloutService: { serviceConfig: { logging: { level: "debug", sampling: { initial: 0 } } } } });
         // The chart reads `serviceConfig` at the top level of its values, whole, into its config file.
-        assert.deepEqual(valuesOf(run, "nats-auth-callout-service").serviceConfig, {
+        assert.deepEqual(plan.values("nats-auth-callout-service").serviceConfig, {
             logging: { level: "debug", sampling: { initial: 0 } },
         });
     });
@@ -202,42 +213,42 @@ describe("pod annotations reach exactly the chart key the 1.1.0 document lists",
         ["nats", "nats", "nats", ["podAnnotations"]],
         ["openbao", "openbao-server", "openbao", ["server", "annotations"]],
     ];
-    test("each setting's annotations land in its own release and chart key, and nowhere else", async () => {
+    test("each setting's annotations land in its own release and chart key, and nowhere else", () => {
         // One run with a distinct annotation per setting: each value must show up exactly once.
         const controlPlane: Record<string, unknown> = {};
         for (const [setting] of cases) {
             const annotations = { "example.com/from": setting };
             controlPlane[setting] = setting === "openbao" ? { server: { annotations } } : { podAnnotations: annotations };
         }
-        const run = await runDev(controlPlane);
-        assert.deepEqual(changedReleases(dev, run), cases.map(([, releaseName]) => releaseName).sort());
+        const plan = devPlan(controlPlane);
+        assert.deepEqual(changedReleases(dev, plan), cases.map(([, releaseName]) => releaseName).sort());
         for (const [setting, releaseName, key, path] of cases) {
-            let node = key ? valuesOf(run, releaseName)[key] : valuesOf(run, releaseName);
+            let node = key ? plan.values(releaseName)[key] : plan.values(releaseName);
             for (const part of path) node = node[part];
             assert.equal(node["example.com/from"], setting, `${setting} -> ${releaseName} ${key}.${path.join(".")}`);
-            const elsewhere = JSON.stringify(valuesOf(run, releaseName)).split(`"example.com/from":`).length - 1;
+            const elsewhere = JSON.stringify(plan.values(releaseName)).split(`"example.com/from":`).length - 1;
             assert.equal(elsewhere, 1, `${releaseName} carries exactly one annotation set`);
         }
     });
 });
 
 describe("per-release overrides", { concurrency: true }, () => {
-    test("a version pin is a spot upgrade of that one release", async () => {
-        const run = await runDev({}, { releases: { api: { version: "1.25.2" } } });
-        assert.equal(release(run, "api").inputs.version, "1.25.2");
-        for (const r of releases(run).filter((r) => r.inputs.name !== "api")) {
-            assert.equal(r.inputs.version, release(dev, String(r.inputs.name)).inputs.version);
+    test("a version pin is a spot upgrade of that one release", () => {
+        const plan = devPlan({}, { releases: { api: { version: "1.25.2" } } });
+        assert.equal(plan.release("api").version, "1.25.2");
+        for (const r of plan.releases.filter((r) => r.entry.name !== "api")) {
+            assert.equal(r.version, dev.release(r.entry.name).version);
         }
     });
 
-    test("values are deep-merged last, over what the program builds", async () => {
+    test("values are deep-merged last, over what the program builds", () => {
         const resources = { limits: { cpu: "8", memory: "8192Mi" } };
-        const run = await runDev({}, { releases: { cassandra: { values: { cassandra: { resources, replicaCount: 5 } } } } });
-        const values = valuesOf(run, "cassandra").cassandra;
+        const plan = devPlan({}, { releases: { cassandra: { values: { cassandra: { resources, replicaCount: 5 } } } } });
+        const values = plan.values("cassandra").cassandra;
         assert.deepEqual(values.resources, resources);
         assert.equal(values.replicaCount, 5);
         assert.equal(values.resourcesPreset, "xlarge", "built values survive the merge");
-        assert.deepEqual(changedReleases(dev, run), ["cassandra"]);
+        assert.deepEqual(changedReleases(dev, plan), ["cassandra"]);
     });
 });
 
@@ -272,11 +283,10 @@ describe("registries, chart sources and cluster access", { concurrency: true }, 
         });
     });
 
-    test("a local chart directory (air-gapped) and the observability bundle's local charts", async () => {
-        const run = await runDev({ global: { helm: { sources: { path: "/charts" } } }, observability: { chartsPath: "/obs/charts" } });
-        assert.equal(release(run, "api").inputs.chart, "/charts/helm-nvcf-api");
-        assert.equal(release(run, "api").inputs.repositoryOpts, undefined);
-        assert.equal(release(run, "otel-collector").inputs.chart, "/obs/charts/nvcf-otel-collector");
+    test("a local chart directory (air-gapped) and the observability bundle's local charts", () => {
+        const plan = devPlan({ global: { helm: { sources: { path: "/charts" } } }, observability: { chartsPath: "/obs/charts" } });
+        assert.deepEqual(plan.chart("api"), { chart: "/charts/helm-nvcf-api" });
+        assert.deepEqual(plan.chart("otel-collector"), { chart: "/obs/charts/nvcf-otel-collector" });
     });
 
     test("a separate account registry key and sidecar key (multi-org NGC)", async () => {

@@ -4,12 +4,11 @@ import type { ControlPlaneConfig, ReleaseOverride } from "../../config/schema";
 import type { Settings } from "../../config/settings";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { PullSecrets } from "../kubernetes/pull-secrets";
-import { CATALOG, catalogEntry, OPENBAO, serviceAddress, type CatalogEntry } from "../catalog/control-plane";
+import { catalogEntry, OPENBAO } from "../catalog/control-plane";
 import type { RegistryAccess } from "../resolve/registry";
 import { controlPlaneCredentials, type CredentialSecrets } from "./credentials";
-import { declareRelease, releaseValues } from "../release/declare";
-import { installOrder, releaseDependencies } from "./ordering";
-import type { ReleaseHealth, ValuesContext } from "../catalog/control-plane-values/context";
+import { declareRelease } from "../release/declare";
+import { controlPlanePlan, enabledReleases, valuesContext } from "./plan";
 import { routeHostnames } from "../../config/derived-facts";
 import { OpenBaoGrantRevocation } from "../openbao/grant-revocation";
 import type { OpenBaoJwtBaseline } from "../openbao/jwt-baseline-resource";
@@ -66,11 +65,6 @@ export interface ReleaseOutput {
     readonly chart: string;
     readonly version: pulumi.Output<string>;
     readonly status: pulumi.Output<string>;
-}
-
-/** The enabled releases of the catalog, in the bundle's order. */
-export function enabledReleases(cp: ControlPlaneConfig): CatalogEntry[] {
-    return CATALOG.filter((entry) => entry.enabled(cp));
 }
 
 /**
@@ -189,18 +183,11 @@ export class ControlPlane extends pulumi.ComponentResource {
             ...(this.gateway?.gateways ?? []),
         ];
 
-        const health = new Map<string, ReleaseHealth>();
-        for (const entry of enabled) {
-            if (entry.health) health.set(entry.name, { release: entry.name, namespace: entry.namespace(cp), check: entry.health });
-        }
-        const ctx: ValuesContext = {
-            cp,
-            address: (release) => serviceAddress(release, cp),
-            health,
+        const ctx = valuesContext(cp, {
             imagePullSecrets: registry.imagePullSecrets,
             accountRegistries: args.accountRegistries,
             secrets: controlPlaneCredentials(name, args.secrets, args.accountRegistries.username, this),
-        };
+        });
 
         const openbaoEntry = enabled.find((e) => e.name === OPENBAO.release);
         const openbao: OpenBaoUpgradeArgs | undefined = openbaoEntry
@@ -214,32 +201,30 @@ export class ControlPlane extends pulumi.ComponentResource {
         // Before the release changes: the runbook captures the mounts from the OpenBao that runs before the bridge.
         this.jwtBaseline = openbao ? jwtBaseline(name, openbao, { parent: this, dependsOn: afterPreflight }) : undefined;
 
-        const dependencies = releaseDependencies(enabled);
         const releases: Record<string, k8s.helm.v3.Release> = {};
         let openbaoTemplate: Record<string, unknown> = {};
         const goals: Record<string, ReleaseGoal> = {};
-        for (const entry of installOrder(enabled, dependencies)) {
-            const namespace = entry.namespace(cp);
-            const override = args.releaseOverrides[entry.name];
+        const plan = controlPlanePlan(cp, { chartVersions: args.chartVersions, releaseOverrides: args.releaseOverrides, context: ctx });
+        for (const { entry, namespace, dependencies, version, values } of plan) {
             const ns = this.namespaces.byName[namespace];
             const dependsOn: pulumi.Resource[] = [
                 ...(ns ? [ns] : []),
                 ...(this.pullSecrets?.byNamespace[namespace] ? [this.pullSecrets.byNamespace[namespace]] : []),
-                ...(dependencies.get(entry.name) ?? []).map((dep) => releases[dep]),
+                ...dependencies.map((dep) => releases[dep]),
                 ...prerequisites,
                 ...afterPreflight,
                 ...(entry.name === OPENBAO.release && this.jwtBaseline ? [this.jwtBaseline] : []),
             ];
-            const goal = { version: args.chartVersions[entry.name], values: releaseValues(entry, ctx, override?.values) };
-            goals[entry.name] = goal;
-            if (entry.name === OPENBAO.release) openbaoTemplate = openbaoPodTemplate(entry.chart, goal.version, goal.values);
+            goals[entry.name] = { version, values };
+            if (entry.name === OPENBAO.release) openbaoTemplate = openbaoPodTemplate(entry.chart, version, values);
             releases[entry.name] = declareRelease(
                 {
                     logicalName: `${name}-${entry.name}`,
                     entry,
                     settings: cp,
                     namespace: ns ? ns.metadata.name : namespace,
-                    ...goal,
+                    version,
+                    values,
                     sources: registry,
                     skipAwait: args.cluster.skipAwait,
                 },

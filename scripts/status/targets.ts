@@ -13,7 +13,7 @@ import { computePlaneHealth, computePlanePreflight, controlPlaneHealth, controlP
 import { enabledAddons } from "../../components/catalog/compute-plane-addons";
 import { NVCA_OPERATOR_NAMESPACE } from "../../components/catalog/compute-plane";
 import { OPENBAO } from "../../components/catalog/control-plane";
-import { enabledReleases } from "../../components/control-plane/control-plane";
+import { enabledReleases } from "../../components/control-plane/plan";
 import type { KubeAccess } from "../../lib/cluster-access/access";
 import type { SecretKey } from "../../config/keys";
 import type { Settings } from "../../config/settings";
