@@ -1,6 +1,7 @@
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
 import { kaiSchedulerPresent } from "../../config/derived-facts";
 import { needNames, type ChartSource, type Need, type ReleaseEntry, type Values, type VersionSource } from "../release/entry";
+import { NVCA_OPERATOR_NAMESPACE } from "../contracts/nvca";
 
 /**
  * The compute-plane bundle's optional GPU scheduling add-ons (its `01-dependencies` helmfile), as
@@ -53,7 +54,7 @@ export const ADDONS: readonly AddonEntry[] = [
     {
         // Cluster-scoped Topology CRs; the release lives with NVCA's own resources.
         name: "nvcf-kai-topology",
-        namespace: fixed("nvca-operator"),
+        namespace: fixed(NVCA_OPERATOR_NAMESPACE),
         chart: TOPOLOGY_CHART,
         source: TOPOLOGY_LOCAL,
         version: BUNDLE,
@@ -75,7 +76,7 @@ export const ADDONS: readonly AddonEntry[] = [
     {
         // Grove's ClusterTopologyBindings reference the KAI Topology CRs: after both.
         name: "nvcf-grove-topology",
-        namespace: fixed("nvca-operator"),
+        namespace: fixed(NVCA_OPERATOR_NAMESPACE),
         chart: TOPOLOGY_CHART,
         source: TOPOLOGY_LOCAL,
         version: BUNDLE,

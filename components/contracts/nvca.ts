@@ -5,6 +5,9 @@
  */
 
 /** The NVCFBackend custom resource (group, version and plural of its CRD). */
+/** The NVCA operator's namespace: its ResourceQuota, image mirror and cleanup hard-code it. */
+export const NVCA_OPERATOR_NAMESPACE = "nvca-operator";
+
 export const NVCF_BACKEND = { group: "nvcf.nvidia.io", version: "v1", plural: "nvcfbackends" } as const;
 
 /** `AgentStatus` constants, written to `status.agentStatus` (omitted until the agent reports). */

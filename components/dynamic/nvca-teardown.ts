@@ -3,7 +3,8 @@ import { getObject, listItems, type Kube } from "../../lib/kubernetes/client";
 import { excerpt } from "../../lib/http/client";
 import { changedInputs, readKubeSecrets } from "./base";
 import { connect } from "./cluster-checks";
-import { type ClusterReach, type KubeSecrets } from "../../lib/cluster-access/reach";
+import type { ClusterReach, KubeSecrets } from "../../lib/cluster-access/reach";
+import { NVCA_OPERATOR_NAMESPACE } from "../contracts/nvca";
 
 /** The CRDs the NVCA operator leaves behind (its chart deletes only nvcfbackends; the cluster document deletes all three). */
 export const NVCA_CRDS = [
@@ -12,7 +13,7 @@ export const NVCA_CRDS = [
     "storagerequests.nvca.nvcf.nvidia.io",
 ] as const;
 /** NVCA's namespaces, as the cluster document deletes them after the uninstall; all made by this stack or the NVCA it installs. */
-export const NVCA_NAMESPACES = ["nvca-system", "nvcf-backend", "nvca-modelcache-init", "nvca-operator"] as const;
+export const NVCA_NAMESPACES = ["nvca-system", "nvcf-backend", "nvca-modelcache-init", NVCA_OPERATOR_NAMESPACE] as const;
 
 export interface NvcaTeardownInputs {
     readonly clusterName: string;

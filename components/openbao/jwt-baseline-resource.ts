@@ -6,7 +6,7 @@ import { leaderOf } from "./rollout";
 import { readStatefulSet } from "./statefulset";
 import { changedInputs, secretConfig, readKubeSecrets } from "../dynamic/base";
 import { connect } from "../dynamic/cluster-checks";
-import { type KubeSecrets } from "../../lib/cluster-access/reach";
+import type { KubeSecrets } from "../../lib/cluster-access/reach";
 import { tokenSourceOf, type OpenBaoReach } from "./rollout-resource";
 
 export interface JwtBaselineInputs extends OpenBaoReach {

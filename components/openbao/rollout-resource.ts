@@ -7,7 +7,7 @@ import type { OpenBaoMembers } from "./members";
 import { leaderOf, memberRevisions, rollOut, type RolloutTarget } from "./rollout";
 import { changedInputs, secretConfig, UNKNOWN_INPUT, readKubeSecrets } from "../dynamic/base";
 import { connect } from "../dynamic/cluster-checks";
-import { type ClusterReach, type KubeSecrets } from "../../lib/cluster-access/reach";
+import type { ClusterReach, KubeSecrets } from "../../lib/cluster-access/reach";
 import type { TokenSecret } from "./client";
 
 /** Where OpenBao's members are and how the provider reaches them; no secret is an input. */
