@@ -53,15 +53,26 @@ export async function stopProcess(p: ChildProcess | undefined): Promise<void> {
     clearTimeout(timer);
 }
 
-export function freePort(): Promise<number> {
-    return new Promise((resolve, reject) => {
-        const s = net.createServer();
-        s.on("error", reject);
-        s.listen(0, "127.0.0.1", () => {
-            const port = (s.address() as net.AddressInfo).port;
-            s.close(() => resolve(port));
-        });
-    });
+/**
+ * `count` distinct free ports: every listener stays open until all are taken, since the system
+ * may hand a just-closed port out again (etcd and the API server once got the same one, and the
+ * API server's exit went unseen behind etcd answering on its port).
+ */
+export async function freePorts(count: number): Promise<number[]> {
+    const servers: net.Server[] = [];
+    try {
+        for (let i = 0; i < count; i++) {
+            const s = net.createServer();
+            servers.push(s);
+            await new Promise<void>((resolve, reject) => {
+                s.on("error", reject);
+                s.listen(0, "127.0.0.1", () => resolve());
+            });
+        }
+        return servers.map((s) => (s.address() as net.AddressInfo).port);
+    } finally {
+        await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    }
 }
 
 async function waitFor(what: string, timeoutMs: number, probe: () => Promise<boolean>, alive?: () => boolean): Promise<void> {
@@ -108,7 +119,7 @@ export class LocalCluster {
 
     async boot(): Promise<void> {
         const D = this.dir;
-        const [cp, pp, ap] = [await freePort(), await freePort(), await freePort()];
+        const [cp, pp, ap] = await freePorts(3);
         const etcd = this.start(
             this.tools.etcd,
             [
