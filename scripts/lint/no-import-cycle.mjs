@@ -23,8 +23,8 @@ function resolveSpecifier(from, specifier) {
 
 const edges = new Map();
 
-/** The repository files `file` imports, in any form. */
-function importsOf(file) {
+/** The repository files `file` (an absolute path) imports, in any form, as absolute paths. */
+export function importsOf(file) {
     let found = edges.get(file);
     if (found) return found;
     found = [];

@@ -7,12 +7,12 @@
 import type { Settings } from "../../config/settings";
 import { AwsProviders } from "../../components/aws/providers";
 import { selectedBundleRelease } from "../../components/bundle/bundle-releases";
-import { controlPlaneChartVersions } from "../../components/bundle/versions";
 import { ownedNamespaces } from "../../components/control-plane/control-plane";
 import { controlPlanePlan, valuesContext, type PlannedRelease } from "../../components/control-plane/plan";
 import { chartOf } from "../../components/release/declare";
 import type { ChartRef } from "../../components/kubernetes/helm-release";
-import { resolveRegistry } from "../../components/resolve/registry";
+import { resolveClusters } from "../../components/resolve/clusters";
+import { controlPlaneArgs } from "../../components/stack/args";
 import { devRaw, parse } from "./raw-config";
 
 export interface DevPlan {
@@ -33,17 +33,16 @@ export interface DevPlan {
 export function devPlan(controlPlane: Record<string, unknown> = {}, values: Record<string, unknown> = {}): DevPlan {
     const settings = parse(devRaw({ controlPlane, values }));
     const cp = settings.controlPlane;
-    const registry = resolveRegistry(settings, new AwsProviders(), {
-        imageRegistry: cp.global.image.registry,
-        imagePullSecrets: cp.global.imagePullSecrets,
-        chartSources: cp.global.helm.sources,
-    });
+    const aws = new AwsProviders();
+    // The program's own args (no resource is declared for a stack without EKS).
+    const args = controlPlaneArgs(settings, selectedBundleRelease(settings.bundle.release), resolveClusters(settings, aws), aws, undefined);
+    const { registry } = args;
     const releases = controlPlanePlan(cp, {
-        chartVersions: controlPlaneChartVersions(selectedBundleRelease(settings.bundle.release), settings.releases, cp),
-        releaseOverrides: settings.releases,
+        chartVersions: args.chartVersions,
+        releaseOverrides: args.releaseOverrides,
         context: valuesContext(cp, {
             imagePullSecrets: registry.imagePullSecrets,
-            accountRegistries: settings.registry.account,
+            accountRegistries: args.accountRegistries,
             secrets: { cassandraPassword: "cassandra-password", sidecarCredential: "sidecar-credential" },
         }),
     });
