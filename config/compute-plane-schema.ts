@@ -176,7 +176,16 @@ export const computePlaneSchema = z.strictObject({
     }),
     tolerations: z.array(toleration).default([]),
     /** Extra NVCA feature gates; `-Gate` turns a default off. */
-    featureGates: z.array(z.string().regex(/^-?[A-Za-z][A-Za-z0-9]*$/)).default([]),
+    featureGates: z
+        .array(
+            z
+                .string()
+                .regex(
+                    /^-?[A-Za-z][A-Za-z0-9]*$/,
+                    "must be an NVCA feature gate: a letter, then letters and digits, with - before it to turn it off",
+                ),
+        )
+        .default([]),
     /** Whether the KAI scheduler runs on this cluster (installed outside this program). */
     kaiSchedulerInstalled: z.boolean().default(false),
     networkPolicy: z.record(z.string(), z.unknown()).optional(),

@@ -5,6 +5,7 @@ import { computePlanesSchema } from "./compute-plane-schema";
 import { dnsSchema } from "./aws-schema";
 import { checksSchema } from "./checks-schema";
 import { openbaoRolloutSchema } from "./openbao-rollout-schema";
+import { credentialRotationSchema } from "./credential-rotation-schema";
 import { bundleSchema } from "./bundle-schema";
 
 // In a module of its own, so the dynamic providers' serialized code captures a string, not the schemas.
@@ -19,6 +20,7 @@ export const structuredSettingsSchema = z.object({
     computePlanes: computePlanesSchema,
     openbaoAccess: openbaoAccessSchema,
     openbaoRollout: openbaoRolloutSchema,
+    credentialRotation: credentialRotationSchema,
     dns: dnsSchema,
     checks: checksSchema,
     bundle: bundleSchema,

@@ -64,6 +64,14 @@ describe("the fake OpenBao members answer as the recorded OpenBao 2.5.5 does", (
         sameAsRecorded("leader.standby", bao.handle("openbao-server-1", "GET", OPENBAO_API.leader, undefined));
     });
 
+    it("a kv-v2 secret (the sidecar credential): absent, written, read", () => {
+        const bao = fake();
+        const at = "services/nvcf-api/kv/data/sidecars/image-pull-secret";
+        sameAsRecorded("kv.absent", bao.handle("openbao-server-0", "GET", at, root));
+        sameAsRecorded("kv.write", bao.handle("openbao-server-0", "POST", at, root, { data: { secret: "JG9hdXRodG9rZW46a2V5" } }));
+        sameAsRecorded("kv.read", bao.handle("openbao-server-0", "GET", at, root));
+    });
+
     it("a restarted (sealed) member's seal status, health, leader and any other call", () => {
         const bao = fake();
         bao.staysSealed.add("openbao-server-1");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { devConfig, ProgramRun, RecordedResource, release, runProgram, valuesOf, withConfig } from "./support/harness";
+import { devConfig, isSecretAt, ProgramRun, RecordedResource, release, runProgram, valuesOf, withConfig } from "./support/harness";
 import { runDev } from "./support/runs";
 
 // Where the program puts OpenBao's rollout and the JWT plugin lifecycle, under the mocks.
@@ -92,5 +92,37 @@ describe("OpenBao's rollout in the program", () => {
         const off = await runDev({ openbao: { enabled: false }, nats: { enabled: false } });
         assert.deepEqual(byType(off, ROLLOUT), []);
         assert.deepEqual(byType(off, BASELINE), []);
+    });
+});
+
+describe("the sidecar image-pull credential in the program", () => {
+    const CREDENTIAL = "pulumi-nodejs:dynamic/nvcf:OpenBaoKvCredential";
+
+    test("kept in both kv-v2 places, a secret; after the readers' releases and OpenBao's rollout, before the health gate", () => {
+        const [credential] = byType(dev, CREDENTIAL);
+        assert.equal(credential.name, "control-plane-sidecar-pull-credential");
+        for (const r of ["api", "nvct-api", "openbao-server"]) assert.ok(dependsOn(credential, release(dev, r)), `after ${r}`);
+        assert.ok(dependsOn(credential, byType(dev, ROLLOUT)[0]), "after the rollout");
+        assert.ok(dependsOn(byName(dev, "control-plane-health-gate"), credential), "the gate checks after the restart");
+        const inputs = credential.inputs as Record<string, any>;
+        assert.deepEqual(inputs.targets, [
+            { mount: "services/nvcf-api/kv", key: "sidecars/image-pull-secret" },
+            { mount: "services/nvct-api/kv", key: "sidecars/image-pull-secret" },
+        ]);
+        assert.deepEqual(inputs.readers, [
+            { namespace: "nvcf", deployment: "nvcf-api" },
+            { namespace: "nvcf", deployment: "nvct-api" },
+        ]);
+        assert.equal(inputs.format, "docker-auth");
+        assert.ok(isSecretAt(credential.rawInputs, ["data"]), "the value is a Pulumi secret");
+        // The same value the migrations get, so a first install writes nothing.
+        const env = valuesOf(dev, "openbao-server").openbao.migrations.env as { name: string; value: string }[];
+        assert.equal(inputs.data.secret, env.find((e) => e.name === "NVCF_API_SIDECARS_IMAGE_PULL_SECRET")!.value);
+    });
+
+    test("credentialRotation.enabled: false leaves OpenBao as the migrations wrote it", async () => {
+        const { config, secretKeys } = devConfig();
+        const off = await runProgram(withConfig(config, { "nvcf-self-managed:credentialRotation": { enabled: false } }), secretKeys);
+        assert.deepEqual(byType(off, CREDENTIAL), []);
     });
 });

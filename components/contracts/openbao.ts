@@ -45,6 +45,22 @@ export const ADMIN_ISSUER_GRANT_PATHS = {
     secretRole: "services/nvcf-api/jwt/roles/admin-issuer-proxy",
 } as const;
 
+/** A kv-v2 secret: its mount and its key under the mount. */
+export interface KvTarget {
+    readonly mount: string;
+    readonly key: string;
+}
+
+/**
+ * The sidecar image-pull credential, field `secret`: migrations 09_setup_nvcf-api.sh and
+ * 20_setup_nvct.sh write it (only when absent) into the kv-v2 mounts of nvcf-api and nvct-api;
+ * nvcf-api's agent template reads `services/nvcf-api/kv/data/sidecars/image-pull-secret`.
+ */
+export const SIDECAR_PULL_SECRET: Readonly<Record<"nvcfApi" | "nvctApi", KvTarget>> = {
+    nvcfApi: { mount: "services/nvcf-api/kv", key: "sidecars/image-pull-secret" },
+    nvctApi: { mount: "services/nvct-api/kv", key: "sidecars/image-pull-secret" },
+};
+
 /** `GET /v1/sys/seal-status` (SealStatusResponse, vault/logical_system.go). */
 export interface SealStatusAnswer {
     readonly type: string;

@@ -11,9 +11,12 @@ import { declareRelease } from "../release/declare";
 import { controlPlanePlan, enabledReleases, valuesContext } from "./plan";
 import { routeHostnames } from "../../config/derived-facts";
 import { OpenBaoGrantRevocation } from "../openbao/grant-revocation";
+import type { OpenBaoKvCredential } from "../openbao/kv-credential-resource";
+import { sidecarPullCredential } from "./credential-rotation";
 import type { OpenBaoJwtBaseline } from "../openbao/jwt-baseline-resource";
 import type { OpenBaoRollout } from "../openbao/rollout-resource";
 import type { OpenBaoRolloutConfig } from "../../config/openbao-rollout-schema";
+import type { CredentialRotationConfig } from "../../config/credential-rotation-schema";
 import { jwtBaseline, openbaoPodTemplate, openbaoRollout, type OpenBaoUpgradeArgs } from "../openbao/upgrade";
 import { PULL_SECRET_POLICY } from "../kubernetes/pull-secret-policy";
 import { planeFoundation } from "../plane/foundation";
@@ -54,6 +57,8 @@ export interface ControlPlaneArgs {
         readonly access: Settings["openbaoAccess"];
         readonly tokenInConfig: boolean;
         readonly rollout: OpenBaoRolloutConfig;
+        /** Whether and how a changed sidecar credential is written into OpenBao and its readers restarted. */
+        readonly credentialRotation: CredentialRotationConfig;
     };
     /** Preflight before the first release and the health gate after the last; unset: neither. */
     readonly checks?: ChecksConfig;
@@ -107,6 +112,8 @@ export class ControlPlane extends pulumi.ComponentResource {
     readonly goals: Readonly<Record<string, ReleaseGoal>>;
     /** Withdraws the admin issuer's OpenBao grant after each openbao-server revision, when the proxy is off. */
     readonly grantRevocation?: OpenBaoGrantRevocation;
+    /** The sidecar image-pull credential written into OpenBao when it changes, its readers restarted. */
+    readonly sidecarCredential?: OpenBaoKvCredential;
     /** OpenBao's member-by-member rollout, after its release. */
     readonly openbaoRollout?: OpenBaoRollout;
     /** The JWT mounts before OpenBao changes, with `openbao.jwtPluginLifecycle.mode`. */
@@ -183,10 +190,11 @@ export class ControlPlane extends pulumi.ComponentResource {
             ...(this.gateway?.gateways ?? []),
         ];
 
+        const credentials = controlPlaneCredentials(name, args.secrets, args.accountRegistries.username, this);
         const ctx = valuesContext(cp, {
             imagePullSecrets: registry.imagePullSecrets,
             accountRegistries: args.accountRegistries,
-            secrets: controlPlaneCredentials(name, args.secrets, args.accountRegistries.username, this),
+            secrets: credentials,
         });
 
         const openbaoEntry = enabled.find((e) => e.name === OPENBAO.release);
@@ -236,6 +244,12 @@ export class ControlPlane extends pulumi.ComponentResource {
 
         if (openbao) {
             this.openbaoRollout = openbaoRollout(name, openbao, releases[OPENBAO.release], openbaoTemplate, this.jwtBaseline, this);
+        }
+
+        // No key in the stack file: the migrations write a placeholder, and there is nothing to keep equal.
+        if (openbao && openbao.credentialRotation.enabled && credentials.sidecarCredential !== "") {
+            const after = [releases[OPENBAO.release], ...(this.openbaoRollout ? [this.openbaoRollout] : [])];
+            this.sidecarCredential = sidecarPullCredential(name, cp, openbao, credentials.sidecarCredential, releases, after, this);
         }
 
         // Migration 10 (admin issuer) has no switch and runs on every install and upgrade of openbao-server: withdraw its grant after each.
@@ -293,6 +307,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                         ...Object.values(releases),
                         ...(this.grantRevocation ? [this.grantRevocation] : []),
                         ...(this.openbaoRollout ? [this.openbaoRollout] : []),
+                        ...(this.sidecarCredential ? [this.sidecarCredential] : []),
                     ],
                 },
             );

@@ -50,6 +50,8 @@ export interface OpenBaoMembers {
     raftServers(pod: string): Promise<RaftServer[]>;
     /** An authenticated `GET /v1/<path>`: the answer's JSON, or undefined for a 404. */
     read(pod: string, path: string): Promise<unknown>;
+    /** An authenticated `POST /v1/<path>` of a JSON body (a standby forwards it to the active member); the answer's JSON, if any. */
+    write(pod: string, path: string, body: unknown): Promise<unknown>;
 }
 
 /** An answer that is not what OpenBao documents for the endpoint: the member, the call and what came back. */
@@ -78,10 +80,16 @@ export class MemberAnswerError extends Error {
 export function podProxyMembers(kube: Kube, endpoint: MemberEndpoint, token: () => Promise<string>): OpenBaoMembers {
     const base = (pod: string) =>
         `/api/v1/namespaces/${endpoint.namespace}/pods/${endpoint.scheme === "https" ? "https:" : ""}${pod}:${endpoint.port}/proxy`;
-    const call = async (pod: string, method: "GET" | "PUT", path: string, auth: boolean): Promise<KubeAnswer> => {
+    const call = async (pod: string, method: "GET" | "PUT" | "POST", path: string, auth: boolean, body?: unknown): Promise<KubeAnswer> => {
         const headers = auth ? { "X-Vault-Token": await token() } : undefined;
         try {
-            return await kube.request(method, `${base(pod)}/v1/${path}`, undefined, undefined, headers);
+            return await kube.request(
+                method,
+                `${base(pod)}/v1/${path}`,
+                body,
+                body === undefined ? undefined : "application/json",
+                headers,
+            );
         } catch (err) {
             throw new MemberAnswerError(pod, `${method} /v1/${path} got no answer: ${err instanceof Error ? err.message : String(err)}`);
         }
@@ -144,6 +152,11 @@ export function podProxyMembers(kube: Kube, endpoint: MemberEndpoint, token: () 
             if (res.status === 404) return undefined;
             if (res.status !== 200 || !object(res)) throw bad(pod, "GET", path, res);
             return res.body;
+        },
+        async write(pod, path, body) {
+            const res = await call(pod, "POST", path, true, body);
+            if (res.status !== 200 && res.status !== 204) throw bad(pod, "POST", path, res);
+            return object(res);
         },
     };
 }

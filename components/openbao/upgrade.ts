@@ -1,6 +1,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { OpenBaoRolloutConfig } from "../../config/openbao-rollout-schema";
+import type { CredentialRotationConfig } from "../../config/credential-rotation-schema";
 import type { Settings } from "../../config/settings";
 import { OpenBaoJwtBaseline } from "./jwt-baseline-resource";
 import { OpenBaoRollout, type OpenBaoReach } from "./rollout-resource";
@@ -14,11 +15,12 @@ export interface OpenBaoUpgradeArgs {
     readonly access: Settings["openbaoAccess"];
     readonly tokenInConfig: boolean;
     readonly rollout: OpenBaoRolloutConfig;
+    readonly credentialRotation: CredentialRotationConfig;
     readonly jwtMode?: "bridge" | "versioned";
 }
 
 /** How the rollout and the JWT baseline reach OpenBao's members: the API server's pod proxy to each pod. */
-function openbaoReach(args: OpenBaoUpgradeArgs): { [K in keyof OpenBaoReach]: pulumi.Input<OpenBaoReach[K]> } {
+export function openbaoReach(args: OpenBaoUpgradeArgs): { [K in keyof OpenBaoReach]: pulumi.Input<OpenBaoReach[K]> } {
     return {
         reach: clusterReach(args.cluster),
         namespace: args.namespace,

@@ -38,7 +38,12 @@ export function controlPlaneArgs(
             ...(secrets.sidecarRegistryKey ? { sidecarRegistryKey: secrets.sidecarRegistryKey } : {}),
             ...(secrets.accountRegistryKey ? { accountRegistryKey: secrets.accountRegistryKey } : {}),
         },
-        openbao: { access: settings.openbaoAccess, tokenInConfig: secrets.openbaoToken !== undefined, rollout: settings.openbaoRollout },
+        openbao: {
+            access: settings.openbaoAccess,
+            tokenInConfig: secrets.openbaoToken !== undefined,
+            rollout: settings.openbaoRollout,
+            credentialRotation: settings.credentialRotation,
+        },
         checks: settings.checks,
     };
 }

@@ -19,7 +19,8 @@ import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { OPENBAO, OPENBAO_API, ADMIN_ISSUER_GRANT_PATHS } from "../../components/contracts/openbao";
+import { OPENBAO, OPENBAO_API, ADMIN_ISSUER_GRANT_PATHS, SIDECAR_PULL_SECRET } from "../../components/contracts/openbao";
+import { KvCredentialProvider, type KvCredentialInputs } from "../../components/openbao/kv-credential-resource";
 import { JSZ_STORAGE, NATS } from "../../components/contracts/nats";
 import * as checks from "../../components/health/checks";
 import { httpKube, type Kube as ProgramKube } from "../../lib/kubernetes/client";
@@ -285,7 +286,13 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
 
             // An upgrade of openbao-server: its post-upgrade migrations Job runs migration 10 again.
             await migration10(bao.root);
-            const read = await provider.read(id, outs!);
+            // The read goes to openbao-server-0, which may be a standby: OpenBao 2.5's standbys answer reads
+            // from their own copy, which catches up with the leader's writes a moment later.
+            let read = await provider.read(id, outs!);
+            for (let look = 1; read.props!.remaining.length < 3 && look < 50; look++) {
+                await new Promise((r) => setTimeout(r, 100));
+                read = await provider.read(id, outs!);
+            }
             assert.deepEqual(read.props!.remaining.sort(), [
                 "auth/jwt/role/admin-issuer-proxy",
                 "services/nvcf-api/jwt/roles/admin-issuer-proxy",
@@ -299,6 +306,57 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
     );
 
     let baseline: JwtBaseline | undefined;
+    it(
+        "sidecar credential: a changed key written to both kv-v2 places at the leader and read back; a rerun writes nothing",
+        { timeout: 3 * MIN },
+        async () => {
+            const auth = (key: string) => Buffer.from(`$oauthtoken:${key}`).toString("base64");
+            // Migrations 09 and 20: the kv-v2 mounts, and write_secrets_kv's `bao kv put` of the first key.
+            for (const t of Object.values(SIDECAR_PULL_SECRET)) {
+                assert.equal((await bao.root("POST", `sys/mounts/${t.mount}`, { type: "kv", options: { version: "2" } })).status, 204);
+                assert.equal((await bao.root("POST", `${t.mount}/data/${t.key}`, { data: { secret: auth("first") } })).status, 200);
+            }
+            const said: string[] = [];
+            const provider = new KvCredentialProvider({ kube: program, pollMs: 100, say: (l) => said.push(l) });
+            const inputs = (key: string): KvCredentialInputs => ({
+                reach: { kubeconfigSource: "control-plane" },
+                namespace: VAULT,
+                statefulSet: OPENBAO.statefulSet,
+                port: OPENBAO.port,
+                scheme: "http",
+                tokenSource: "kubernetes-secret",
+                tokenSecret: { namespace: VAULT, ...OPENBAO.rootTokenSecret },
+                credential: "the sidecar image-pull credential",
+                targets: Object.values(SIDECAR_PULL_SECRET),
+                data: { secret: auth(key) },
+                format: "docker-auth",
+                // No nvcf-api here: the provider says so and restarts nothing.
+                readers: [{ namespace: "nvcf", deployment: "nvcf-api" }],
+                timeoutSeconds: 10,
+                pollSeconds: 1,
+            });
+            const first = await provider.create(inputs("first"));
+            assert.deepEqual(first.outs!.written, [], "the migrations' value is the stack file's");
+            const { outs } = await provider.update("id", first.outs!, inputs("second"));
+            assert.deepEqual(
+                outs!.written,
+                Object.values(SIDECAR_PULL_SECRET).map((t) => `${t.mount}/${t.key}`),
+            );
+            for (const t of Object.values(SIDECAR_PULL_SECRET)) {
+                const read = await bao.root("GET", `${t.mount}/data/${t.key}`);
+                const body = read.body as { data: { data: unknown; metadata: { version: number } } };
+                assert.deepEqual(body.data.data, { secret: auth("second") });
+                assert.equal(body.data.metadata.version, 2);
+            }
+            assert.ok(said.some((l) => /deployment nvcf\/nvcf-api does not exist, so no pod holds the old value/.test(l)));
+            const again = await provider.update("id", outs!, inputs("second"));
+            assert.deepEqual(again.outs!.written, []);
+            const read = await provider.read("id", again.outs!);
+            assert.deepEqual(read.props!.drifted, []);
+            assert.ok(!said.join("\n").includes(auth("second")), "the value is never said");
+        },
+    );
+
     it("JWT mounts: NVIDIA's plugin, registered and mounted as the chart does, is the baseline", { timeout: MIN }, async () => {
         baseline = await captureJwtBaseline(programMembers(), (await bao.leader())!);
         // Unversioned, as deploy.sh registers it: the binary's SHA-256 is what identifies it.

@@ -9,7 +9,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN, OPENBAO_API } from "../../components/contracts/openbao";
+import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN, OPENBAO_API, SIDECAR_PULL_SECRET } from "../../components/contracts/openbao";
 import { enableJwtAuth, migration10, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
 import { findTools } from "../../scripts/e2e/tools";
 import { wantsHelp } from "../../scripts/lib/cli";
@@ -67,6 +67,17 @@ async function record(out: string): Promise<void> {
         await take("delete.absent", leader, "DELETE", ADMIN_ISSUER_GRANT_PATHS.authRole, root);
         await take("read.absent", leader, "GET", ADMIN_ISSUER_GRANT_PATHS.authRole, root);
         await take("unmounted", leader, "GET", "services/none/jwt/roles?list=true", root);
+        // Migration 09's kv-v2 mount and its write_secrets_kv (`bao kv put`): the sidecar credential's calls.
+        const kv = SIDECAR_PULL_SECRET.nvcfApi;
+        await bao.root("POST", `sys/mounts/${kv.mount}`, { type: "kv", options: { version: "2" } });
+        // A new kv-v2 mount answers 400 ("Upgrading from non-versioned to versioned data") for a moment.
+        for (let i = 0; (await bao.root("GET", `${kv.mount}/data/${kv.key}`)).status === 400; i++) {
+            if (i === 100) throw new Error(`${kv.mount} never finished its upgrade to kv-v2`);
+            await new Promise((r) => setTimeout(r, 100));
+        }
+        await take("kv.absent", leader, "GET", `${kv.mount}/data/${kv.key}`, root);
+        await take("kv.write", leader, "POST", `${kv.mount}/data/${kv.key}`, root, { data: { secret: "JG9hdXRodG9rZW46a2V5" } });
+        await take("kv.read", leader, "GET", `${kv.mount}/data/${kv.key}`, root);
         await take("stepDown", standby, "PUT", OPENBAO_API.stepDown, root);
         await bao.restart(standby);
         await take("sealStatus.sealed", standby, "GET", OPENBAO_API.sealStatus);

@@ -23,6 +23,7 @@ import type { Kube as ProgramKube } from "../../lib/kubernetes/client";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBao } from "../support/fake-openbao";
 import { finalizingNamespaces, findTools, Kube, LocalCluster } from "./cluster";
+import { locateStack, tornAttrs } from "../../scripts/recover/file-backend";
 import { freezeRun, HelmRecordWebhook, killAll, RUN_MARKER, survivorsAfter, type RecordWrite } from "./kill-points";
 import { PulumiCli, userCheckout, type CliResult } from "./pulumi-cli";
 import { CONTROLLER_NS, e2eStackConfig, GPU, gpuPlane } from "./stack-config";
@@ -602,20 +603,31 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
         "killed as the first install began, then run again after pulumi cancel without recover: recover clears the creates the later run left over",
         { timeout: 10 * MIN },
         async () => {
-            let turnAway = false;
-            await killRunAt(async (marker) => {
-                const frozen = await new Promise<number[]>((resolve) => {
-                    onRecord = (w) => {
-                        if (turnAway) return false;
-                        if (w.operation !== "CREATE" || w.status !== "pending-install") return;
-                        // Every install in flight is turned away: the releases stay pending creates of the state alone.
-                        turnAway = true;
-                        resolve(freezeRun(marker));
-                        return false;
-                    };
+            // This user path needs the kill to land outside Pulumi's non-atomic write of the checkpoint's
+            // sidecar; a kill inside it tears the sidecar, which only recover repairs: then kill again.
+            for (let attempt = 1; ; attempt++) {
+                let turnAway = false;
+                await killRunAt(async (marker) => {
+                    const frozen = await new Promise<number[]>((resolve) => {
+                        onRecord = (w) => {
+                            if (turnAway) return false;
+                            if (w.operation !== "CREATE" || w.status !== "pending-install") return;
+                            // Every install in flight is turned away: the releases stay pending creates of the state alone.
+                            turnAway = true;
+                            resolve(freezeRun(marker));
+                            return false;
+                        };
+                    });
+                    return frozen;
                 });
-                return frozen;
-            });
+                const torn = tornAttrs(locateStack(state, "nvcf-self-managed", STACK));
+                if (torn.length === 0) break;
+                const blocked = await cli.run(["cancel", "--yes"], { allowFailure: true });
+                assert.match(blocked.stderr, /failed to load checkpoint: EOF/, `torn: ${torn.map((t) => t.attrs).join(", ")}`);
+                assert.ok(attempt < 3, "every kill landed inside the sidecar's write");
+                await assertRecovers(await recoverStack());
+                await finalizingNamespaces(kube, () => cli.run(["destroy", "--yes", "--skip-preview"]));
+            }
             const pending = (onDisk().pending_operations ?? []).filter((o) => o.type === "creating").map((o) => o.resource.urn);
             assert.ok(pending.length > 0, "creates were in flight");
             const records = (await helmSecrets()).map((s) => `${s.metadata.namespace}/${s.metadata.name} (${s.metadata.labels.status})`);
@@ -624,9 +636,9 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
             // The user's way past the lock without recover; the run finishes, and Pulumi keeps the old pending creates.
             await cli.run(["cancel", "--yes"]);
             await cli.run(["up", "--yes", "--skip-preview"]);
-            const state = await exported();
-            const recorded = new Set((state.resources ?? []).map((r) => r.urn));
-            const stale = (state.pending_operations ?? []).map((o) => o.resource.urn);
+            const later = await exported();
+            const recorded = new Set((later.resources ?? []).map((r) => r.urn));
+            const stale = (later.pending_operations ?? []).map((o) => o.resource.urn);
             assert.ok(
                 stale.length > 0 && stale.every((u) => recorded.has(u)),
                 `left-over creates of recorded resources: ${stale.join(", ")}`,

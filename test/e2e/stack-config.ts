@@ -39,6 +39,9 @@ export function e2eStackConfig(opts: { cluster: Plain; charts?: string; controlP
         "pulumi:disable-default-providers": ["kubernetes"],
         "nvcf-self-managed:cluster": opts.cluster,
         "nvcf-self-managed:controlPlane": deepMerge(controlPlane, opts.controlPlane),
+        // The fixture charts run no nvcf-api and these worlds no OpenBao members for the credential's
+        // write: the rotation's own test (real-openbao-nats.test.ts) runs it against the real OpenBao.
+        "nvcf-self-managed:credentialRotation": { enabled: false },
         ...Object.fromEntries(Object.entries(opts.other ?? {}).map(([key, value]) => [`nvcf-self-managed:${key}`, value])),
     };
 }

@@ -79,7 +79,7 @@ export class FakeOpenBaoCluster implements Kube {
             // The pod has no IP until it runs: the API server cannot reach it.
             if (pod.startingLooks > 0)
                 return [503, status(503, `error trying to reach service: dial tcp 10.0.0.9:8200: connect: connection refused`)];
-            const answer = this.bao.handle(proxy[1], method, proxy[2], token);
+            const answer = this.bao.handle(proxy[1], method, proxy[2], token, sent);
             return [answer.status, answer.body];
         }
         if (method === "GET" && path === `/apis/apps/v1/namespaces/${NS}/statefulsets/${STS}`) {
@@ -121,10 +121,112 @@ export class FakeOpenBaoCluster implements Kube {
                 },
             ];
         }
+        const deployment = this.deploymentAnswer(method, path, sent);
+        if (deployment) return deployment;
         if (method === "GET" && path === `/api/v1/namespaces/${NS}/secrets/openbao-server-root-token`) {
             return [200, { data: { root_token: Buffer.from(`${this.bao.rootToken}\n`).toString("base64") } }];
         }
         return [404, status(404, "not found")];
+    }
+
+    /**
+     * Deployments elsewhere on the cluster (nvcf-api, nvct-api), as the Deployment controller and
+     * the kubelet keep them: a new pod template (a `restartedAt` annotation) replaces every pod
+     * with one started now, `rolloutLooks` GETs later; the status counts as `kubectl rollout
+     * status` reads it.
+     */
+    readonly deployments = new Map<string, FakeDeployment>();
+
+    addDeployment(namespace: string, name: string, startTime: string, replicas = 2): FakeDeployment {
+        const d: FakeDeployment = {
+            generation: 1,
+            observedGeneration: 1,
+            replicas,
+            annotations: {},
+            pods: Array.from({ length: replicas }, (_, i) => ({ name: `${name}-old-${i}`, startTime })),
+            restarts: 0,
+            rolloutLooks: 0,
+        };
+        this.deployments.set(`${namespace}/${name}`, d);
+        return d;
+    }
+
+    /** The kubelet's clock, for new pods' startTime. */
+    now = () => new Date();
+
+    /** Rollouts started stay in progress (a pod that never turns available). */
+    holdRollouts = false;
+    private refusals: { match: RegExp; times: number; hit: number }[] = [];
+
+    /** The API server answers 500 to the next `times` requests matching `METHOD path`. */
+    refuse(match: RegExp, times: number): { readonly hit: number } {
+        const r = { match, times, hit: 0 };
+        this.refusals.push(r);
+        return r;
+    }
+
+    private deploymentAnswer(method: string, path: string, sent: unknown): [number, unknown] | undefined {
+        const refusal = this.refusals.find((r) => r.times > 0 && r.match.test(`${method} ${path}`));
+        if (refusal) {
+            refusal.times--;
+            refusal.hit++;
+            return [500, status(500, "injected failure")];
+        }
+        const one = /^\/apis\/apps\/v1\/namespaces\/([a-z0-9-]+)\/deployments\/([a-z0-9-]+)$/.exec(path);
+        const pods = /^\/api\/v1\/namespaces\/([a-z0-9-]+)\/pods\?labelSelector=(.+)$/.exec(path);
+        if (one) {
+            const d = this.deployments.get(`${one[1]}/${one[2]}`);
+            if (!d) return [404, status(404, `deployments.apps "${one[2]}" not found`)];
+            if (method === "PATCH") {
+                const annotations = (sent as { spec?: { template?: { metadata?: { annotations?: Record<string, string> } } } })?.spec
+                    ?.template?.metadata?.annotations;
+                if (annotations && JSON.stringify({ ...d.annotations, ...annotations }) !== JSON.stringify(d.annotations)) {
+                    Object.assign(d.annotations, annotations);
+                    d.generation++;
+                    d.restarts++;
+                    d.rolloutLooks = 2;
+                }
+            } else if (method === "GET" && d.observedGeneration < d.generation && !this.holdRollouts) {
+                // The controller and the kubelet: after a few looks, every pod is new and available.
+                if (--d.rolloutLooks <= 0) {
+                    const started = this.now()
+                        .toISOString()
+                        .replace(/\.\d+Z$/, "Z");
+                    d.pods = Array.from({ length: d.replicas }, (_, i) => ({
+                        name: `${one[2]}-gen${d.generation}-${i}`,
+                        startTime: started,
+                    }));
+                    d.observedGeneration = d.generation;
+                }
+            }
+            const done = d.observedGeneration === d.generation;
+            return [
+                200,
+                {
+                    metadata: { name: one[2], namespace: one[1], generation: d.generation },
+                    spec: { replicas: d.replicas, selector: { matchLabels: { "app.kubernetes.io/name": one[2] } } },
+                    status: {
+                        observedGeneration: d.observedGeneration,
+                        replicas: done ? d.replicas : d.replicas + 1,
+                        updatedReplicas: done ? d.replicas : 1,
+                        availableReplicas: done ? d.replicas : d.replicas - 1,
+                    },
+                },
+            ];
+        }
+        if (pods && method === "GET") {
+            const name = /app\.kubernetes\.io\/name=([a-z0-9-]+)/.exec(decodeURIComponent(pods[2]))?.[1];
+            const d = this.deployments.get(`${pods[1]}/${name}`);
+            if (!d) return [200, { kind: "PodList", items: [] }];
+            return [
+                200,
+                {
+                    kind: "PodList",
+                    items: d.pods.map((p) => ({ metadata: { name: p.name }, status: { phase: "Running", startTime: p.startTime } })),
+                },
+            ];
+        }
+        return undefined;
     }
 
     /** What the controller does between two requests. */
@@ -146,6 +248,18 @@ export class FakeOpenBaoCluster implements Kube {
     private uid(): string {
         return `uid-${++this.uids}`;
     }
+}
+
+export interface FakeDeployment {
+    generation: number;
+    observedGeneration: number;
+    replicas: number;
+    readonly annotations: Record<string, string>;
+    pods: { name: string; startTime: string }[];
+    /** Template changes (restarts) seen. */
+    restarts: number;
+    /** GETs left before a started rollout is done; a test sets it high to hold one. */
+    rolloutLooks: number;
 }
 
 function status(code: number, message: string) {

@@ -113,7 +113,13 @@ export class FakeOpenBaoMembers {
         if (this.leader === name) this.elect(name);
     }
 
-    handle(pod: string, method: string, pathAndQuery: string, token: string | undefined): FakeAnswer {
+    /** kv-v2 mounts (migrations 09 and 20 enable these) and their secrets' versions, by `<mount>/data/<key>`. */
+    readonly kvMounts = new Set(["services/nvcf-api/kv", "services/nvct-api/kv"]);
+    readonly kv = new Map<string, { data: Record<string, unknown>; created_time: string }[]>();
+    /** OpenBao's clock, for `created_time`. */
+    now = () => new Date();
+
+    handle(pod: string, method: string, pathAndQuery: string, token: string | undefined, sent?: unknown): FakeAnswer {
         const [path, query = ""] = pathAndQuery.replace(/^\/?v1\//, "").split("?");
         this.requests.push({ pod, method, path });
         const fault = this.faults.find((f) => f.times > 0 && f.match.test(`${pod} ${method} ${path}`));
@@ -150,6 +156,8 @@ export class FakeOpenBaoMembers {
             }
             return { status: 204 };
         }
+        const kv = [...this.kvMounts].find((m) => path.startsWith(`${m}/data/`));
+        if (kv) return this.kvAnswer(method, path, sent);
         if (method !== "GET") return { status: 405, body: { errors: ["unsupported operation"] } };
         if (path === OPENBAO_API.raftConfiguration) {
             const servers = this.names
@@ -213,6 +221,41 @@ export class FakeOpenBaoMembers {
               : code("activecode", 200);
         const body = healthAnswer({ sealed: m.sealed, standby, cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId });
         return { status, body };
+    }
+
+    /** `GET`/`POST <mount>/data/<key>` of a kv-v2 mount, with the fields OpenBao 2.5.5 answers (test/fixtures/openbao-2.5.5.json). */
+    private kvAnswer(method: string, path: string, sent: unknown): FakeAnswer {
+        const versions = this.kv.get(path) ?? [];
+        const metadata = (v: number) => ({
+            created_time: versions[v - 1].created_time,
+            custom_metadata: null,
+            deletion_time: "",
+            destroyed: false,
+            version: v,
+        });
+        const envelope = (data: unknown) => ({
+            request_id: "00000000-0000-4000-8000-000000000000",
+            lease_id: "",
+            renewable: false,
+            lease_duration: 0,
+            data,
+            wrap_info: null,
+            warnings: null,
+            auth: null,
+        });
+        if (method === "GET") {
+            if (versions.length === 0) return { status: 404, body: { errors: [] } };
+            return { status: 200, body: envelope({ data: versions[versions.length - 1].data, metadata: metadata(versions.length) }) };
+        }
+        if (method === "POST" || method === "PUT") {
+            const data = (sent as { data?: unknown } | undefined)?.data;
+            if (!data || typeof data !== "object") return { status: 400, body: { errors: ["no data provided"] } };
+            versions.push({ data: { ...(data as Record<string, unknown>) }, created_time: this.now().toISOString() });
+            this.kv.set(path, versions);
+            const { created_time, custom_metadata, deletion_time, destroyed, version } = metadata(versions.length);
+            return { status: 200, body: envelope({ created_time, custom_metadata, deletion_time, destroyed, version }) };
+        }
+        return { status: 405, body: { errors: ["unsupported operation"] } };
     }
 
     /** Leadership moves from `old` to the first other unsealed member of the Raft cluster (none: no leader until one unseals). */

@@ -1,0 +1,72 @@
+import type { OpenBaoMembers } from "./members";
+import type { KvTarget } from "../contracts/openbao";
+import type { WorkloadPod } from "../../lib/kubernetes/deployments";
+
+/** A kv-v2 secret's current version: its fields and when that version was written. */
+export interface KvVersion {
+    readonly data: Readonly<Record<string, unknown>>;
+    /** `metadata.created_time` of the version (RFC 3339), as OpenBao's clock had it. */
+    readonly createdTime: string;
+    readonly version: number;
+}
+
+/** Where a kv-v2 secret is read and written: `<mount>/data/<key>`. */
+export const kvDataPath = (t: KvTarget): string => `${t.mount}/data/${t.key}`;
+
+/** `<mount>/<key>`, the name `bao kv put` takes, for messages. */
+export const kvName = (t: KvTarget): string => `${t.mount}/${t.key}`;
+
+/**
+ * The current version of a kv-v2 secret (`GET <mount>/data/<key>`: `data.data`, `data.metadata`),
+ * or undefined when it has none (404, or a latest version that was deleted: `data.data` null).
+ */
+export async function readKv(members: OpenBaoMembers, pod: string, t: KvTarget): Promise<KvVersion | undefined> {
+    const body = (await members.read(pod, kvDataPath(t))) as
+        { data?: { data?: unknown; metadata?: { created_time?: unknown; version?: unknown } } } | undefined;
+    if (body === undefined) return undefined;
+    const data = body.data?.data;
+    const meta = body.data?.metadata;
+    if (data === null) return undefined;
+    if (!data || typeof data !== "object" || typeof meta?.created_time !== "string" || typeof meta.version !== "number") {
+        throw new Error(`${pod}: GET /v1/${kvDataPath(t)} answered without kv-v2's documented data.data and data.metadata`);
+    }
+    return { data: data as Record<string, unknown>, createdTime: meta.created_time, version: meta.version };
+}
+
+/** Writes a new version holding exactly `data` (`POST <mount>/data/<key>` `{"data": {...}}`, as `bao kv put` does). */
+export async function writeKv(members: OpenBaoMembers, pod: string, t: KvTarget, data: Readonly<Record<string, string>>): Promise<void> {
+    await members.write(pod, kvDataPath(t), { data });
+}
+
+/** Whether a stored version holds exactly the declared fields. */
+export function holds(stored: KvVersion | undefined, data: Readonly<Record<string, string>>): boolean {
+    if (!stored) return false;
+    const keys = Object.keys(stored.data);
+    return keys.length === Object.keys(data).length && keys.every((k) => stored.data[k] === data[k]);
+}
+
+/**
+ * What is wrong with a raw docker auth string, base64("<user>:<key>"), or undefined when it is
+ * one. nvcf-api drops the value verbatim into the `auth` field of the dockerconfig it builds, so
+ * a dockerconfigjson (or anything else) makes every worker's sidecar pull fail with 403.
+ */
+export function dockerAuthProblem(value: string): string | undefined {
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(value) || value.length % 4 !== 0) return "it is not base64";
+    const decoded = Buffer.from(value, "base64").toString("utf8");
+    if (decoded.trimStart().startsWith("{")) return "it is base64 of a JSON document (a dockerconfigjson?), not of <user>:<key>";
+    const colon = decoded.indexOf(":");
+    if (colon <= 0 || colon === decoded.length - 1) return "it does not decode to <user>:<key>";
+    return undefined;
+}
+
+/**
+ * The pods that started before the credential's current version was written: they hold the old
+ * one (nvcf-api reads its OpenBao secrets when it starts), so their Deployment is restarted. A
+ * pod not yet started reads the new one; a terminating pod is on its way out. Stateless, so an
+ * `up` that stopped after the write and before the restart still restarts on the next run.
+ */
+export function podsOlderThan(pods: readonly WorkloadPod[], writtenAt: string): string[] {
+    // startTime has whole seconds, created_time nanoseconds: a pod that started in the write's second counts as older.
+    const written = Math.floor(Date.parse(writtenAt) / 1000) * 1000;
+    return pods.filter((p) => !p.terminating && p.startTime !== undefined && Date.parse(p.startTime) <= written).map((p) => p.name);
+}
