@@ -2,8 +2,9 @@ import { z } from "zod";
 
 /**
  * `credentialRotation`: how `pulumi up` keeps the credentials NVIDIA's OpenBao migrations write
- * only once (the sidecar image-pull credential) equal to the stack file: it writes a changed one
- * into OpenBao and restarts the Deployments that read it.
+ * only once equal to the stack file: it writes a changed sidecar image-pull credential into
+ * OpenBao, adds a master encryption key when `mekRotations` goes up, and restarts the
+ * Deployments that read them.
  */
 export const credentialRotationSchema = z
     .strictObject({
@@ -13,6 +14,8 @@ export const credentialRotationSchema = z
         timeoutSeconds: z.number().int().min(10).max(3600).default(600),
         /** The pause between two looks at a rollout. */
         pollSeconds: z.number().int().min(1).max(60).default(5),
+        /** How many MEK rotations the stack asked for: raise it by one to add a new master encryption key and make it current. */
+        mekRotations: z.number().int().min(0).max(1000).default(0),
     })
     .prefault({});
 

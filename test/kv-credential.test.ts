@@ -4,6 +4,7 @@ import { SIDECAR_PULL_SECRET } from "../components/contracts/openbao";
 import { dockerAuthProblem, holds, podsOlderThan } from "../components/openbao/kv-credential";
 import { KvCredentialProvider, type KvCredentialInputs, type KvCredentialOutputs } from "../components/openbao/kv-credential-resource";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";
+import { OPENBAO_REACH } from "./support/openbao-reach";
 
 // The sidecar image-pull credential kept equal to the stack file: its format rule, the restart
 // decision, and the provider against the fake OpenBao members and Deployments.
@@ -55,8 +56,8 @@ function world(firstKey = "first") {
     for (const t of [NVCF_API, NVCT_API])
         cluster.bao.kv.set(path(t), [{ data: { secret: auth(firstKey) }, created_time: new Date(t0).toISOString() }]);
     clock = t0 + 3600_000;
-    cluster.addDeployment("nvcf", "nvcf-api", "2026-12-03T09:00:30Z");
-    cluster.addDeployment("nvcf", "nvct-api", "2026-12-03T09:00:30Z");
+    cluster.addDeployment("nvcf", "nvcf-api", "api", "2026-12-03T09:00:30Z");
+    cluster.addDeployment("nvcf", "nvct-api", "nvct-api", "2026-12-03T09:00:30Z");
     const said: string[] = [];
     const provider = new KvCredentialProvider({ kube: cluster, pollMs: 1, say: (l) => said.push(l) });
     return { cluster, provider, said };
@@ -64,20 +65,14 @@ function world(firstKey = "first") {
 
 function inputs(key: string, over: Partial<KvCredentialInputs> = {}): KvCredentialInputs {
     return {
-        reach: { kubeconfigSource: "control-plane" },
-        namespace: "vault-system",
-        statefulSet: "openbao-server",
-        port: 8200,
-        scheme: "http",
-        tokenSource: "kubernetes-secret",
-        tokenSecret: { namespace: "vault-system", name: "openbao-server-root-token", key: "root_token" },
+        ...OPENBAO_REACH,
         credential: "the sidecar image-pull credential",
         targets: [NVCF_API, NVCT_API],
         data: { secret: auth(key) },
         format: "docker-auth",
         readers: [
-            { namespace: "nvcf", deployment: "nvcf-api" },
-            { namespace: "nvcf", deployment: "nvct-api" },
+            { namespace: "nvcf", release: "api" },
+            { namespace: "nvcf", release: "nvct-api" },
         ],
         timeoutSeconds: 5,
         pollSeconds: 1,
@@ -160,6 +155,15 @@ describe("KvCredentialProvider: the runbook's rotation (bao kv put, then kubectl
         const { outs } = await provider.update("id", {} as KvCredentialOutputs, inputs("second"));
         assert.equal(cluster.deployments.get("nvcf/nvcf-api")!.restarts, 1, "not restarted twice");
         assert.deepEqual(outs!.restarted, ["nvcf/nvcf-api", "nvcf/nvct-api"], "the one it waited for, and the other");
+    });
+
+    test("a reader release without a Deployment stops up after the write, naming it (a restart never silently skipped)", async () => {
+        const { cluster, provider } = world("first");
+        cluster.deployments.delete("nvcf/nvct-api");
+        await assert.rejects(
+            provider.update("id", {} as KvCredentialOutputs, inputs("second")),
+            /the credential is written, but release nvct-api has no Deployment in nvcf to restart/,
+        );
     });
 
     test("no active member: nothing is written, and the message says what to look at", async () => {

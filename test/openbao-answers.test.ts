@@ -64,12 +64,21 @@ describe("the fake OpenBao members answer as the recorded OpenBao 2.5.5 does", (
         sameAsRecorded("leader.standby", bao.handle("openbao-server-1", "GET", OPENBAO_API.leader, undefined));
     });
 
-    it("a kv-v2 secret (the sidecar credential): absent, written, read", () => {
+    it("a kv-v2 secret (the sidecar credential, the MEK): absent, written, read, a stale check-and-set, its custom metadata", () => {
         const bao = fake();
         const at = "services/nvcf-api/kv/data/sidecars/image-pull-secret";
         sameAsRecorded("kv.absent", bao.handle("openbao-server-0", "GET", at, root));
         sameAsRecorded("kv.write", bao.handle("openbao-server-0", "POST", at, root, { data: { secret: "JG9hdXRodG9rZW46a2V5" } }));
         sameAsRecorded("kv.read", bao.handle("openbao-server-0", "GET", at, root));
+        sameAsRecorded(
+            "kv.casMismatch",
+            bao.handle("openbao-server-0", "POST", at, root, { options: { cas: 0 }, data: { secret: "eA==" } }),
+        );
+        const meta = "services/nvcf-api/kv/metadata/sidecars/image-pull-secret";
+        sameAsRecorded("kv.metadataWrite", bao.handle("openbao-server-0", "POST", meta, root, { custom_metadata: { mark: "1" } }));
+        const read = bao.handle("openbao-server-0", "GET", at, root);
+        sameAsRecorded("kv.readWithMetadata", read);
+        assert.deepEqual((read.body as { data: { metadata: { custom_metadata: unknown } } }).data.metadata.custom_metadata, { mark: "1" });
     });
 
     it("a restarted (sealed) member's seal status, health, leader and any other call", () => {

@@ -97,6 +97,7 @@ describe("OpenBao's rollout in the program", () => {
 
 describe("the sidecar image-pull credential in the program", () => {
     const CREDENTIAL = "pulumi-nodejs:dynamic/nvcf:OpenBaoKvCredential";
+    const MEK = "pulumi-nodejs:dynamic/nvcf:OpenBaoMekRotation";
 
     test("kept in both kv-v2 places, a secret; after the readers' releases and OpenBao's rollout, before the health gate", () => {
         const [credential] = byType(dev, CREDENTIAL);
@@ -110,8 +111,8 @@ describe("the sidecar image-pull credential in the program", () => {
             { mount: "services/nvct-api/kv", key: "sidecars/image-pull-secret" },
         ]);
         assert.deepEqual(inputs.readers, [
-            { namespace: "nvcf", deployment: "nvcf-api" },
-            { namespace: "nvcf", deployment: "nvct-api" },
+            { namespace: "nvcf", release: "api" },
+            { namespace: "nvcf", release: "nvct-api" },
         ]);
         assert.equal(inputs.format, "docker-auth");
         assert.ok(isSecretAt(credential.rawInputs, ["data"]), "the value is a Pulumi secret");
@@ -124,5 +125,23 @@ describe("the sidecar image-pull credential in the program", () => {
         const { config, secretKeys } = devConfig();
         const off = await runProgram(withConfig(config, { "nvcf-self-managed:credentialRotation": { enabled: false } }), secretKeys);
         assert.deepEqual(byType(off, CREDENTIAL), []);
+        assert.deepEqual(byType(off, MEK), []);
+    });
+
+    test("the MEK rotation: its counter from the settings, its readers ESS, api-keys, nvcf-api in that order, before the health gate", async () => {
+        const [rotation] = byType(dev, MEK);
+        assert.equal(rotation.name, "control-plane-mek-rotation");
+        const inputs = rotation.inputs as Record<string, any>;
+        assert.equal(inputs.rotation, 0);
+        assert.deepEqual(inputs.readers, [
+            { namespace: "ess", release: "ess-api" },
+            { namespace: "api-keys", release: "api-keys" },
+            { namespace: "nvcf", release: "api" },
+        ]);
+        for (const r of ["ess-api", "api-keys", "api", "openbao-server"]) assert.ok(dependsOn(rotation, release(dev, r)), `after ${r}`);
+        assert.ok(dependsOn(byName(dev, "control-plane-health-gate"), rotation));
+        const { config, secretKeys } = devConfig();
+        const raised = await runProgram(withConfig(config, { "nvcf-self-managed:credentialRotation": { mekRotations: 1 } }), secretKeys);
+        assert.equal((byType(raised, MEK)[0].inputs as Record<string, unknown>).rotation, 1);
     });
 });

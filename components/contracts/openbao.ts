@@ -61,6 +61,13 @@ export const SIDECAR_PULL_SECRET: Readonly<Record<"nvcfApi" | "nvctApi", KvTarge
     nvctApi: { mount: "services/nvct-api/kv", key: "sidecars/image-pull-secret" },
 };
 
+/**
+ * The master encryption keys: migration 03_setup_shared_secrets.sh writes `keys`, `current_kid`,
+ * `jwe_mapping` and `private_jwks` once ("Must never overwrite!") into the kv-v2 mount of
+ * 02_setup_shared_secrets_mount.sh; ESS, api-keys and nvcf-api read them through their agents.
+ */
+export const MEK_STORED_DATA: KvTarget = { mount: "services/all/kv", key: "encryption/keys/stored_data" };
+
 /** `GET /v1/sys/seal-status` (SealStatusResponse, vault/logical_system.go). */
 export interface SealStatusAnswer {
     readonly type: string;

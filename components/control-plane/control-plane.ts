@@ -12,7 +12,8 @@ import { controlPlanePlan, enabledReleases, valuesContext } from "./plan";
 import { routeHostnames } from "../../config/derived-facts";
 import { OpenBaoGrantRevocation } from "../openbao/grant-revocation";
 import type { OpenBaoKvCredential } from "../openbao/kv-credential-resource";
-import { sidecarPullCredential } from "./credential-rotation";
+import { mekRotation, sidecarPullCredential } from "./credential-rotation";
+import type { OpenBaoMekRotation } from "../openbao/mek-rotation-resource";
 import type { OpenBaoJwtBaseline } from "../openbao/jwt-baseline-resource";
 import type { OpenBaoRollout } from "../openbao/rollout-resource";
 import type { OpenBaoRolloutConfig } from "../../config/openbao-rollout-schema";
@@ -114,6 +115,8 @@ export class ControlPlane extends pulumi.ComponentResource {
     readonly grantRevocation?: OpenBaoGrantRevocation;
     /** The sidecar image-pull credential written into OpenBao when it changes, its readers restarted. */
     readonly sidecarCredential?: OpenBaoKvCredential;
+    /** NVIDIA's MEK rotation, when `credentialRotation.mekRotations` goes up. */
+    readonly mekRotation?: OpenBaoMekRotation;
     /** OpenBao's member-by-member rollout, after its release. */
     readonly openbaoRollout?: OpenBaoRollout;
     /** The JWT mounts before OpenBao changes, with `openbao.jwtPluginLifecycle.mode`. */
@@ -246,10 +249,14 @@ export class ControlPlane extends pulumi.ComponentResource {
             this.openbaoRollout = openbaoRollout(name, openbao, releases[OPENBAO.release], openbaoTemplate, this.jwtBaseline, this);
         }
 
-        // No key in the stack file: the migrations write a placeholder, and there is nothing to keep equal.
-        if (openbao && openbao.credentialRotation.enabled && credentials.sidecarCredential !== "") {
+        // The migrations write these once; after OpenBao's rollout, these keep them equal to the stack file.
+        if (openbao && openbao.credentialRotation.enabled) {
             const after = [releases[OPENBAO.release], ...(this.openbaoRollout ? [this.openbaoRollout] : [])];
-            this.sidecarCredential = sidecarPullCredential(name, cp, openbao, credentials.sidecarCredential, releases, after, this);
+            // No key in the stack file: the migrations wrote a placeholder, and there is nothing to keep equal.
+            if (credentials.sidecarCredential !== "") {
+                this.sidecarCredential = sidecarPullCredential(name, cp, openbao, credentials.sidecarCredential, releases, after, this);
+            }
+            this.mekRotation = mekRotation(name, cp, openbao, releases, after, this);
         }
 
         // Migration 10 (admin issuer) has no switch and runs on every install and upgrade of openbao-server: withdraw its grant after each.
@@ -308,6 +315,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                         ...(this.grantRevocation ? [this.grantRevocation] : []),
                         ...(this.openbaoRollout ? [this.openbaoRollout] : []),
                         ...(this.sidecarCredential ? [this.sidecarCredential] : []),
+                        ...(this.mekRotation ? [this.mekRotation] : []),
                     ],
                 },
             );

@@ -1,15 +1,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/project";
 import { describeFailures, failed, health, preflight, type CheckResult, type HealthSpec, type PreflightSpec } from "../health/checks";
-import { httpKube, type Kube } from "../../lib/kubernetes/client";
+import type { Kube } from "../../lib/kubernetes/client";
 import { changedInputs, UNKNOWN_INPUT, readKubeSecrets } from "./base";
-import { apiServer } from "../../lib/cluster-access/access";
-import { kubeAccessOf, type ClusterReach, type KubeSecrets } from "../../lib/cluster-access/reach";
-
-export async function connect(reach: ClusterReach, secrets: KubeSecrets, timeoutSeconds: number): Promise<Kube> {
-    const api = await apiServer(kubeAccessOf(reach, secrets));
-    return httpKube(api, { timeoutMs: timeoutSeconds * 1000, retries: 1, retryDelayMs: 500 });
-}
+import { connect } from "../../lib/kubernetes/connect";
+import type { ClusterReach, KubeSecrets } from "../../lib/cluster-access/reach";
 
 export interface ClusterChecksInputs {
     readonly kind: "preflight" | "health";

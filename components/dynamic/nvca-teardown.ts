@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { getObject, listItems, type Kube } from "../../lib/kubernetes/client";
 import { excerpt } from "../../lib/http/client";
 import { changedInputs, readKubeSecrets } from "./base";
-import { connect } from "./cluster-checks";
+import { connect } from "../../lib/kubernetes/connect";
 import type { ClusterReach, KubeSecrets } from "../../lib/cluster-access/reach";
 import { NVCA_OPERATOR_NAMESPACE } from "../contracts/nvca";
 

@@ -1,4 +1,5 @@
 import type { Kube } from "../../lib/kubernetes/client";
+import type { ClusterReach } from "../../lib/cluster-access/reach";
 import { readTokenSecret, type TokenSecret } from "./client";
 import { podProxyMembers, type MemberEndpoint, type OpenBaoMembers } from "./members";
 
@@ -24,4 +25,24 @@ export function openBaoMembers(kube: Kube, endpoint: MemberEndpoint, source: Tok
         return cached;
     };
     return podProxyMembers(kube, endpoint, token);
+}
+
+/** Where OpenBao's members are and how the provider reaches them; no secret is an input. */
+export interface OpenBaoReach {
+    readonly reach: ClusterReach;
+    readonly namespace: string;
+    readonly statefulSet: string;
+    readonly port: number;
+    readonly scheme: "http" | "https";
+    /** `config`: the `openbaoToken` secret; `kubernetes-secret`: the chart's root-token Secret. */
+    readonly tokenSource: "config" | "kubernetes-secret";
+    readonly tokenSecret: TokenSecret;
+}
+
+/** How the provider finds OpenBao's token: from the stack secret read in configure, or the chart's Secret. */
+export function tokenSourceOf(inputs: OpenBaoReach, configured: string | undefined): TokenSource {
+    if (inputs.tokenSource === "kubernetes-secret") return { secret: inputs.tokenSecret };
+    return configured
+        ? { token: configured }
+        : { missing: "no OpenBao token: set it with `pulumi config set --secret openbaoToken <token>`" };
 }

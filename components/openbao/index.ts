@@ -7,12 +7,5 @@ export { openBaoMembers, type TokenSource } from "./access";
 export { JWT_PLUGIN } from "../contracts/openbao";
 export { captureJwtBaseline, mountProblems, verifyJwtMounts, type JwtBaseline, type JwtMount, type JwtMountReport } from "./jwt-mounts";
 export { MemberAnswerError, type MemberEndpoint, type MemberHealth, type OpenBaoMembers } from "./members";
-export {
-    leaderOf,
-    memberRevisions,
-    rollOut,
-    type MemberRevisions,
-    type RolloutOptions,
-    type RolloutReport,
-    type RolloutTarget,
-} from "./rollout";
+export { leaderOf, type RolloutTarget } from "./leader";
+export { memberRevisions, rollOut, type MemberRevisions, type RolloutOptions, type RolloutReport } from "./rollout";

@@ -1,13 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Kube } from "../../lib/kubernetes/client";
-import { openBaoMembers } from "./access";
+import { openBaoMembers, tokenSourceOf, type OpenBaoReach } from "./access";
 import { captureJwtBaseline, type JwtBaseline } from "./jwt-mounts";
-import { leaderOf } from "./rollout";
+import { leaderOf } from "./leader";
 import { readStatefulSet } from "./statefulset";
 import { changedInputs, secretConfig, readKubeSecrets } from "../dynamic/base";
-import { connect } from "../dynamic/cluster-checks";
+import { connect } from "../../lib/kubernetes/connect";
 import type { KubeSecrets } from "../../lib/cluster-access/reach";
-import { tokenSourceOf, type OpenBaoReach } from "./rollout-resource";
 
 export interface JwtBaselineInputs extends OpenBaoReach {
     /** `openbao.jwtPluginLifecycle.mode`: a change keeps the baseline. */

@@ -1,21 +1,15 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Kube } from "../../lib/kubernetes/client";
-import { deploymentPods, readDeployment, restartDeployment, rolloutPending } from "../../lib/kubernetes/deployments";
 import type { KvTarget } from "../contracts/openbao";
-import { changedInputs, readKubeSecrets, secretConfig } from "../dynamic/base";
-import { connect } from "../dynamic/cluster-checks";
+import { changedInputs, readKubeSecrets, secretConfig, UNKNOWN_INPUT } from "../dynamic/base";
+import { connect } from "../../lib/kubernetes/connect";
 import type { KubeSecrets } from "../../lib/cluster-access/reach";
-import { openBaoMembers } from "./access";
-import { dockerAuthProblem, holds, kvName, podsOlderThan, readKv, writeKv, type KvVersion } from "./kv-credential";
+import type { OpenBaoReach } from "./access";
+import { dockerAuthProblem, holds, kvName, readKv, writeKv, type KvVersion } from "./kv-credential";
+import { restartReaders, type CredentialReader } from "./readers";
 import type { OpenBaoMembers } from "./members";
-import { tokenSourceOf, type OpenBaoReach } from "./rollout-resource";
-import { leaderOf } from "./rollout";
 
-/** A Deployment that reads the credential when its pods start. */
-export interface CredentialReader {
-    readonly namespace: string;
-    readonly deployment: string;
-}
+import { activeMember } from "./leader";
 
 /** One credential kept in OpenBao's kv-v2 secrets, and who reads it. */
 export interface KvCredentialInputs extends OpenBaoReach {
@@ -73,7 +67,7 @@ export class KvCredentialProvider implements pulumi.dynamic.ResourceProvider<KvC
         const failures: pulumi.dynamic.CheckFailure[] = [];
         for (const [field, value] of Object.entries(news.data ?? {})) {
             // An unknown value (preview before its source exists) is checked at up.
-            if (typeof value !== "string") continue;
+            if (typeof value !== "string" || value === UNKNOWN_INPUT) continue;
             if (value === "") failures.push({ property: "data", reason: `${news.credential}: field ${field} is empty` });
             const problem = news.format === "docker-auth" ? dockerAuthProblem(value) : undefined;
             if (problem) {
@@ -117,21 +111,9 @@ export class KvCredentialProvider implements pulumi.dynamic.ResourceProvider<KvC
         (this.options.say ?? ((l: string) => process.stderr.write(`${l}\n`)))(line);
     }
 
-    private async kube(inputs: KvCredentialInputs): Promise<Kube> {
-        return this.options.kube ?? connect(inputs.reach, this.secrets, 30);
-    }
-
     private async leader(inputs: KvCredentialInputs): Promise<{ kube: Kube; members: OpenBaoMembers; leader: string }> {
-        const kube = await this.kube(inputs);
-        const members = openBaoMembers(kube, inputs, tokenSourceOf(inputs, this.token));
-        const leader = await leaderOf(kube, members, { namespace: inputs.namespace, statefulSet: inputs.statefulSet });
-        if (!leader) {
-            throw new Error(
-                `${inputs.credential}: no ${inputs.statefulSet} member says it leads, so nothing was written ` +
-                    `(kubectl -n ${inputs.namespace} get pods; kubectl -n ${inputs.namespace} exec ${inputs.statefulSet}-0 -c openbao -- bao status); run pulumi up again once one does`,
-            );
-        }
-        return { kube, members, leader };
+        const kube = this.options.kube ?? (await connect(inputs.reach, this.secrets, 30));
+        return { kube, ...(await activeMember(kube, inputs, this.token, inputs.credential)) };
     }
 
     private async apply(inputs: KvCredentialInputs): Promise<KvCredentialOutputs> {
@@ -161,41 +143,15 @@ export class KvCredentialProvider implements pulumi.dynamic.ResourceProvider<KvC
             }
             if (!latest || Date.parse(stored!.createdTime) > Date.parse(latest.createdTime)) latest = stored;
         }
-        const restarted: string[] = [];
-        for (const r of inputs.readers) {
-            if (await this.restartIfOlder(kube, r, latest!.createdTime, inputs)) restarted.push(`${r.namespace}/${r.deployment}`);
-        }
+        const restarted = latest
+            ? await restartReaders(kube, inputs.readers, latest.createdTime, {
+                  what: inputs.credential,
+                  timeoutSeconds: inputs.timeoutSeconds,
+                  pollMs: this.options.pollMs ?? inputs.pollSeconds * 1000,
+                  say: (line) => this.say(line),
+              })
+            : [];
         return { ...inputs, written, restarted, drifted: [] };
-    }
-
-    /** Restarts the reader when a pod of it started before `writtenAt`, then waits for its rollout. */
-    private async restartIfOlder(kube: Kube, r: CredentialReader, writtenAt: string, inputs: KvCredentialInputs): Promise<boolean> {
-        const name = `deployment ${r.namespace}/${r.deployment}`;
-        const d = await readDeployment(kube, r.namespace, r.deployment);
-        if (!d) {
-            this.say(`${inputs.credential}: ${name} does not exist, so no pod holds the old value`);
-            return false;
-        }
-        const older = podsOlderThan(await deploymentPods(kube, r.namespace, d), writtenAt);
-        if (older.length === 0 && !rolloutPending(d)) return false;
-        if (older.length > 0) {
-            this.say(`${inputs.credential}: restarting ${name}: ${older.join(", ")} started before the credential was written`);
-            // Stamped with the version's own time: a rerun while this restart rolls out sets the same value, which starts nothing new.
-            await restartDeployment(kube, r.namespace, r.deployment, writtenAt);
-        }
-        const deadline = Date.now() + inputs.timeoutSeconds * 1000;
-        for (;;) {
-            const now = await readDeployment(kube, r.namespace, r.deployment);
-            const pending = now ? rolloutPending(now) : undefined;
-            if (!pending) return older.length > 0;
-            if (Date.now() > deadline) {
-                throw new Error(
-                    `${inputs.credential}: the credential is written, but ${name} has not rolled out after ${inputs.timeoutSeconds} s (${pending}); ` +
-                        `see kubectl -n ${r.namespace} rollout status deploy/${r.deployment}, then run pulumi up again to finish`,
-                );
-            }
-            await new Promise((res) => setTimeout(res, this.options.pollMs ?? inputs.pollSeconds * 1000));
-        }
     }
 }
 

@@ -8,6 +8,8 @@ export interface KvVersion {
     /** `metadata.created_time` of the version (RFC 3339), as OpenBao's clock had it. */
     readonly createdTime: string;
     readonly version: number;
+    /** `metadata.custom_metadata` of the secret (null in OpenBao's answer when unset). */
+    readonly customMetadata?: Readonly<Record<string, string>>;
 }
 
 /** Where a kv-v2 secret is read and written: `<mount>/data/<key>`. */
@@ -22,7 +24,7 @@ export const kvName = (t: KvTarget): string => `${t.mount}/${t.key}`;
  */
 export async function readKv(members: OpenBaoMembers, pod: string, t: KvTarget): Promise<KvVersion | undefined> {
     const body = (await members.read(pod, kvDataPath(t))) as
-        { data?: { data?: unknown; metadata?: { created_time?: unknown; version?: unknown } } } | undefined;
+        { data?: { data?: unknown; metadata?: { created_time?: unknown; version?: unknown; custom_metadata?: unknown } } } | undefined;
     if (body === undefined) return undefined;
     const data = body.data?.data;
     const meta = body.data?.metadata;
@@ -30,7 +32,13 @@ export async function readKv(members: OpenBaoMembers, pod: string, t: KvTarget):
     if (!data || typeof data !== "object" || typeof meta?.created_time !== "string" || typeof meta.version !== "number") {
         throw new Error(`${pod}: GET /v1/${kvDataPath(t)} answered without kv-v2's documented data.data and data.metadata`);
     }
-    return { data: data as Record<string, unknown>, createdTime: meta.created_time, version: meta.version };
+    const custom = meta.custom_metadata;
+    return {
+        data: data as Record<string, unknown>,
+        createdTime: meta.created_time,
+        version: meta.version,
+        ...(custom && typeof custom === "object" ? { customMetadata: custom as Record<string, string> } : {}),
+    };
 }
 
 /** Writes a new version holding exactly `data` (`POST <mount>/data/<key>` `{"data": {...}}`, as `bao kv put` does). */

@@ -1,26 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/project";
 import type { Kube } from "../../lib/kubernetes/client";
-import { openBaoMembers, type TokenSource } from "./access";
+import { openBaoMembers, tokenSourceOf, type OpenBaoReach } from "./access";
 import { verifyJwtMounts, type JwtBaseline, type JwtMountReport } from "./jwt-mounts";
 import type { OpenBaoMembers } from "./members";
-import { leaderOf, memberRevisions, rollOut, type RolloutTarget } from "./rollout";
+import { leaderOf, type RolloutTarget } from "./leader";
+import { memberRevisions, rollOut } from "./rollout";
 import { changedInputs, secretConfig, UNKNOWN_INPUT, readKubeSecrets } from "../dynamic/base";
-import { connect } from "../dynamic/cluster-checks";
-import type { ClusterReach, KubeSecrets } from "../../lib/cluster-access/reach";
-import type { TokenSecret } from "./client";
-
-/** Where OpenBao's members are and how the provider reaches them; no secret is an input. */
-export interface OpenBaoReach {
-    readonly reach: ClusterReach;
-    readonly namespace: string;
-    readonly statefulSet: string;
-    readonly port: number;
-    readonly scheme: "http" | "https";
-    /** `config`: the `openbaoToken` secret; `kubernetes-secret`: the chart's root-token Secret. */
-    readonly tokenSource: "config" | "kubernetes-secret";
-    readonly tokenSecret: TokenSecret;
-}
+import { connect } from "../../lib/kubernetes/connect";
+import type { KubeSecrets } from "../../lib/cluster-access/reach";
 
 export interface OpenBaoRolloutInputs extends OpenBaoReach {
     /** What the members' pod template is made of (the chart version, the server's values): a change is a rollout in the plan. */
@@ -51,14 +39,6 @@ export interface RolloutProviderOptions {
     readonly say?: (line: string) => void;
     /** Overrides pollSeconds (tests). */
     readonly pollMs?: number;
-}
-
-/** How the provider finds OpenBao's token: from the stack secret read in configure, or the chart's Secret. */
-export function tokenSourceOf(inputs: OpenBaoReach, configured: string | undefined): TokenSource {
-    if (inputs.tokenSource === "kubernetes-secret") return { secret: inputs.tokenSecret };
-    return configured
-        ? { token: configured }
-        : { missing: "no OpenBao token: set it with `pulumi config set --secret openbaoToken <token>`" };
 }
 
 /**

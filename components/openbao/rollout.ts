@@ -1,12 +1,7 @@
 import type { Kube } from "../../lib/kubernetes/client";
 import { MemberAnswerError, type MemberHealth, type OpenBaoMembers } from "./members";
 import { deleteMemberPod, readMemberPods, readStatefulSet, stalePods, type MemberPod, type StatefulSetState } from "./statefulset";
-
-/** OpenBao's StatefulSet: its members are the pods `<statefulSet>-<ordinal>`. */
-export interface RolloutTarget {
-    readonly namespace: string;
-    readonly statefulSet: string;
-}
+import { memberLook, type Look, type RolloutTarget } from "./leader";
 
 export interface RolloutOptions {
     /** How long each wait may take: the controller taking in the template, a member's replacement, a new leader. */
@@ -44,8 +39,6 @@ export interface MemberRevisions {
     /** Members whose pod was made from another revision, by name. */
     readonly stale: string[];
 }
-
-type Look<T> = { readonly ok: T } | { readonly notYet: string };
 
 /**
  * The StatefulSet's members and their revisions; undefined when there is no StatefulSet. With
@@ -231,20 +224,6 @@ async function clusterHealth(
     return { ok: { leader: leaders[0], ...(distinct[0] ? { clusterId: distinct[0] } : {}) } };
 }
 
-/** One member's health and whether it leads; an unanswered call or a sealed member is "not yet". */
-async function memberLook(members: OpenBaoMembers, name: string): Promise<Look<{ health: MemberHealth; isSelf: boolean }>> {
-    try {
-        const health = await members.health(name);
-        if (!health.initialized) return { notYet: `${name} is not initialised` };
-        if (health.sealed) return { notYet: `${name} is sealed` };
-        const leader = await members.leader(name);
-        return { ok: { health, isSelf: leader.isSelf } };
-    } catch (err) {
-        if (err instanceof MemberAnswerError && !err.refused) return { notYet: err.message };
-        throw err;
-    }
-}
-
 /** Another member than `old` says it is the leader. */
 async function newLeader(members: OpenBaoMembers, sts: StatefulSetState, old: string): Promise<Look<string>> {
     const reasons: string[] = [];
@@ -352,16 +331,4 @@ async function waitFor<T>(options: RolloutOptions, look: () => Promise<Look<T>>,
         if (Date.now() + options.pollMs > deadline) throw new Error(timedOut(result.notYet));
         await new Promise((r) => setTimeout(r, options.pollMs));
     }
-}
-
-/** The member that says it leads (`sys/leader` `is_self`), or undefined (no StatefulSet, no pod, no leader). */
-export async function leaderOf(kube: Kube, members: OpenBaoMembers, target: RolloutTarget): Promise<string | undefined> {
-    const sts = await readStatefulSet(kube, target.namespace, target.statefulSet);
-    if (!sts) return undefined;
-    for (const pod of await readMemberPods(kube, sts)) {
-        if (!pod?.ready) continue;
-        const look = await memberLook(members, pod.name);
-        if ("ok" in look && look.ok.isSelf) return pod.name;
-    }
-    return undefined;
 }

@@ -4,7 +4,8 @@ import type { OpenBaoRolloutConfig } from "../../config/openbao-rollout-schema";
 import type { CredentialRotationConfig } from "../../config/credential-rotation-schema";
 import type { Settings } from "../../config/settings";
 import { OpenBaoJwtBaseline } from "./jwt-baseline-resource";
-import { OpenBaoRollout, type OpenBaoReach } from "./rollout-resource";
+import { OpenBaoRollout } from "./rollout-resource";
+import type { OpenBaoReach } from "./access";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 import { OPENBAO } from "../catalog/control-plane";
 

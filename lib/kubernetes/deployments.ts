@@ -23,6 +23,22 @@ export interface WorkloadPod {
 
 const num = (v: unknown): number => (typeof v === "number" ? v : 0);
 
+/**
+ * The Deployments a Helm release made in `namespace`: Helm 3 marks every object it creates with
+ * the annotation `meta.helm.sh/release-name`, so a chart's naming (fullnameOverride, suffixes)
+ * does not matter.
+ */
+export async function releaseDeployments(kube: Kube, namespace: string, release: string): Promise<string[]> {
+    const res = await kube.request("GET", `/apis/apps/v1/namespaces/${namespace}/deployments`);
+    if (res.status !== 200) throw new Error(`could not list the deployments in ${namespace}: HTTP ${res.status}: ${excerpt(res.text)}`);
+    const items: unknown[] = Array.isArray(res.body?.items) ? res.body.items : [];
+    return items
+        .map((item) => (item as { metadata?: { name?: string; annotations?: Record<string, string> } }).metadata)
+        .filter((m) => m?.annotations?.["meta.helm.sh/release-name"] === release && m.name)
+        .map((m) => m!.name!)
+        .sort();
+}
+
 export async function readDeployment(kube: Kube, namespace: string, name: string): Promise<DeploymentState | undefined> {
     const path = `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`;
     const res = await kube.request("GET", path);

@@ -20,6 +20,9 @@ import { JWT_PLUGIN, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-mig
 import { OpenBaoPods, RUNBOOK_EVENTS } from "./openbao-pods";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig } from "./stack-config";
+import { PodKubelet } from "./pod-kubelet";
+import { MEK_STORED_DATA, SIDECAR_PULL_SECRET } from "../../components/contracts/openbao";
+import { newJwk } from "../../components/openbao/mek";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const STACK = "rollout";
@@ -29,6 +32,10 @@ const ROLLOUT_URN = /control-plane-openbao-rollout$/;
 const MIN = 60_000;
 
 const podIp = podAddress;
+/** The sidecar credential as the program makes it from a key: base64("$oauthtoken:<key>"). */
+const auth = (key: string) => Buffer.from(`$oauthtoken:${key}`).toString("base64");
+/** The kid migration 03 made at install. */
+const INSTALLED_KID = "fa85bab2-fccd-11f0-b875-82c3b2df389e";
 
 const { tools, missing } = findTools();
 const skip =
@@ -48,10 +55,19 @@ function stackConfig(rootToken: string) {
         cluster: { clusterIdentifier: "e2e-rollout", skipAwait: true },
         controlPlane: { observability: { profile: "disabled" }, certManager: { enabled: false } },
         other: {
-            releases: { "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: rootToken } } },
+            releases: {
+                "openbao-server": { values: { e2eStatefulSet: true, e2eRootToken: rootToken } },
+                // The Deployments that read the sidecar credential, restarted after it changes.
+                api: { values: { e2eDeployment: "nvcf-api" } },
+                "nvct-api": { values: { e2eDeployment: "nvct-api" } },
+                // And those that read the master encryption keys.
+                "ess-api": { values: { e2eDeployment: "ess-api-deployment" } },
+                "api-keys": { values: { e2eDeployment: "api-keys" } },
+            },
             checks: { preflight: { enabled: false }, healthGate: { enabled: false } },
             // A replaced real member takes up to the grace period (10 s, then SIGKILL) to stop, then starts and unseals.
             openbaoRollout: { memberTimeoutSeconds: 30, pollSeconds: 1 },
+            credentialRotation: { enabled: true, timeoutSeconds: 15, pollSeconds: 1 },
         },
     });
 }
@@ -64,6 +80,9 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     let pods: OpenBaoPods;
 
     const uids = () => pods.kubelet.uids();
+    let nvcfKubelet: PodKubelet;
+    const kubeletErrors: string[] = [];
+    let stopped = false;
 
     async function statefulSet(): Promise<any> {
         return kube.get(`/apis/apps/v1/namespaces/${NS}/statefulsets/openbao-server`);
@@ -103,12 +122,47 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-rollout-"));
         cluster = new LocalCluster(tools!);
         await cluster.boot();
-        cluster.startControllerManager(tools!.kubeControllerManager, ["statefulset-controller"]);
+        cluster.startControllerManager(tools!.kubeControllerManager, [
+            "statefulset-controller",
+            "deployment-controller",
+            "replicaset-controller",
+        ]);
         kube = new Kube(cluster.kubeconfig);
+        nvcfKubelet = new PodKubelet(kube, ["nvcf", "ess", "api-keys"]);
+        void (async () => {
+            while (!stopped) {
+                await nvcfKubelet.tick().catch((err: unknown) => kubeletErrors.push(String(err)));
+                await new Promise((r) => setTimeout(r, 200));
+            }
+        })();
         // The Envoy Gateway controller's namespace is a prerequisite the stack never creates.
         await kube.request("POST", "/api/v1/namespaces", { metadata: { name: "envoy-gateway-system" } });
         pods = new OpenBaoPods(tools!, work, kube, NS, podIp!);
         await pods.start();
+        // Migrations 09 and 20 at install: the kv-v2 mounts, and the sidecar credential the stack's key makes, written once.
+        for (const t of Object.values(SIDECAR_PULL_SECRET)) {
+            assert.equal((await pods.bao.root("POST", `sys/mounts/${t.mount}`, { type: "kv", options: { version: "2" } })).status, 204);
+            await waitFor(
+                `${t.mount} upgraded to kv-v2`,
+                async () => (await pods.bao.root("GET", `${t.mount}/data/${t.key}`)).status !== 400,
+            );
+            assert.equal((await pods.bao.root("POST", `${t.mount}/data/${t.key}`, { data: { secret: auth("e2e-ngc-key") } })).status, 200);
+        }
+        // Migrations 02 and 03: the master encryption keys, one kid, as encryption_setup.sh makes them.
+        const mek = `${MEK_STORED_DATA.mount}/data/${MEK_STORED_DATA.key}`;
+        assert.equal(
+            (await pods.bao.root("POST", `sys/mounts/${MEK_STORED_DATA.mount}`, { type: "kv", options: { version: "2" } })).status,
+            204,
+        );
+        await waitFor("services/all/kv upgraded to kv-v2", async () => (await pods.bao.root("GET", mek)).status !== 400);
+        const jwks = () => Buffer.from(JSON.stringify({ keys: [newJwk(INSTALLED_KID)] })).toString("base64");
+        const keys = {
+            keys: jwks(),
+            current_kid: INSTALLED_KID,
+            jwe_mapping: `{"payload_jwe_kid":"${INSTALLED_KID}"}`,
+            private_jwks: jwks(),
+        };
+        assert.equal((await pods.bao.root("POST", mek, { data: keys })).status, 200);
 
         ({ cli } = await userCheckout({
             repo: REPO,
@@ -122,6 +176,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     });
 
     after(async () => {
+        stopped = true;
         if (process.env.E2E_LOG && cli) fs.writeFileSync(process.env.E2E_LOG, cli.log.join("\n\n"));
         await pods?.stop();
         await cluster?.stop();
@@ -299,6 +354,133 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             );
             assert.deepEqual(uids(), before, "the mode is no template change: no pod replaced");
             assert.deepEqual(await baseline(), captured, "the baseline is kept");
+        },
+    );
+
+    /** The credential each kv-v2 place holds now. */
+    async function storedCredentials(): Promise<unknown[]> {
+        const out: unknown[] = [];
+        for (const t of Object.values(SIDECAR_PULL_SECRET)) {
+            const res = await pods.bao.root("GET", `${t.mount}/data/${t.key}`);
+            out.push((res.body as { data: { data: { secret: unknown } } }).data.data.secret);
+        }
+        return out;
+    }
+
+    async function podsOf(deployment: string, namespace = "nvcf"): Promise<{ name: string; startTime?: string }[]> {
+        const list = await kube.get<any>(`/api/v1/namespaces/${namespace}/pods?labelSelector=app.kubernetes.io%2Fname%3D${deployment}`);
+        return (list?.items ?? [])
+            .filter((p: any) => !p.metadata.deletionTimestamp)
+            .map((p: any) => ({ name: p.metadata.name, startTime: p.status?.startTime }));
+    }
+
+    const replicaSets = async (deployment: string) =>
+        (
+            (await kube.get<any>(`/apis/apps/v1/namespaces/nvcf/replicasets?labelSelector=app.kubernetes.io%2Fname%3D${deployment}`))
+                ?.items ?? []
+        ).length;
+
+    it(
+        "the sidecar credential: a changed key shows in preview; up writes it to OpenBao and restarts nvcf-api and nvct-api; a rerun changes nothing",
+        { timeout: 10 * MIN },
+        async () => {
+            await waitFor("nvcf-api's two pods Ready", async () => (await podsOf("nvcf-api")).filter((p) => p.startTime).length === 2);
+            assert.deepEqual(await storedCredentials(), [auth("e2e-ngc-key"), auth("e2e-ngc-key")], "created: nothing to write");
+            const before = (await podsOf("nvcf-api")).map((p) => p.name);
+
+            await cli.run(["config", "set", "--secret", "sidecarRegistryKey", "e2e-sidecar-key-2"]);
+            const preview = await cli.run(["preview", "--diff"]);
+            assert.match(preview.stdout, /~ pulumi-nodejs:dynamic\/nvcf:OpenBaoKvCredential: \(update\)/);
+            assert.doesNotMatch(preview.stdout + preview.stderr, new RegExp(auth("e2e-sidecar-key-2")), "the value is never shown");
+            assert.deepEqual(await storedCredentials(), [auth("e2e-ngc-key"), auth("e2e-ngc-key")], "preview writes nothing");
+
+            const up = await cli.run(["up", "--yes", "--skip-preview"]);
+            assert.deepEqual(await storedCredentials(), [auth("e2e-sidecar-key-2"), auth("e2e-sidecar-key-2")]);
+            assert.match(up.stdout + up.stderr, /restarting deployment nvcf\/nvcf-api: .* started before the credential was written/);
+            const after = await podsOf("nvcf-api");
+            assert.equal(after.length, 2);
+            assert.ok(
+                after.every((p) => !before.includes(p.name)),
+                `every nvcf-api pod replaced: ${JSON.stringify(after)}`,
+            );
+            assert.equal((await podsOf("nvct-api")).length, 2);
+            assert.equal(await replicaSets("nvct-api"), 2, "nvct-api restarted once");
+
+            await cli.run(["preview", "--expect-no-changes"]);
+            const again = await cli.run(["up", "--yes", "--skip-preview"]);
+            assert.doesNotMatch(again.stdout + again.stderr, /restarting deployment/);
+            assert.equal(await replicaSets("nvcf-api"), 2, "no second restart");
+            assert.deepEqual(kubeletErrors, []);
+        },
+    );
+
+    it(
+        "a restart that does not finish stops up, naming what was done; the next up finishes it without restarting again",
+        { timeout: 10 * MIN },
+        async () => {
+            nvcfKubelet.hold = true;
+            await cli.run(["config", "set", "--secret", "sidecarRegistryKey", "e2e-sidecar-key-3"]);
+            const stuck = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+            assert.notEqual(stuck.code, 0);
+            assert.match(
+                stuck.stdout + stuck.stderr,
+                /the sidecar image-pull credential: the credential is written, but deployment nvcf\/nvcf-api has not rolled out after 15 s/,
+            );
+            assert.deepEqual(await storedCredentials(), [auth("e2e-sidecar-key-3"), auth("e2e-sidecar-key-3")]);
+            const sets = await replicaSets("nvcf-api");
+            assert.equal(sets, 3);
+
+            nvcfKubelet.hold = false;
+            const rerun = await cli.run(["up", "--yes", "--skip-preview"]);
+            assert.doesNotMatch(rerun.stdout + rerun.stderr, /wrote services/, "nothing written again");
+            assert.equal(await replicaSets("nvcf-api"), sets, "the same restart, not a second one");
+            assert.equal(await replicaSets("nvct-api"), 3, "nvct-api, which the stopped run never reached, restarted once");
+            await cli.run(["preview", "--expect-no-changes"]);
+            assert.deepEqual(kubeletErrors, []);
+        },
+    );
+
+    it(
+        "the MEK: raising credentialRotation.mekRotations shows in preview; up adds a key and restarts ESS, api-keys, then nvcf-api; a rerun adds nothing",
+        { timeout: 10 * MIN },
+        async () => {
+            const at = `${MEK_STORED_DATA.mount}/data/${MEK_STORED_DATA.key}`;
+            const kids = async () => {
+                const body = (await pods.bao.root("GET", at)).body as { data: { data: { keys: string; current_kid: string } } };
+                const keys = JSON.parse(Buffer.from(body.data.data.keys, "base64").toString()).keys as { kid: string }[];
+                return { current: body.data.data.current_kid, all: keys.map((k) => k.kid) };
+            };
+            assert.deepEqual(await kids(), { current: INSTALLED_KID, all: [INSTALLED_KID] });
+            const before = (await podsOf("ess-api-deployment", "ess")).map((p) => p.name);
+
+            await cli.run(["config", "set", "--path", "credentialRotation.mekRotations", "1"]);
+            const preview = await cli.run(["preview", "--diff"]);
+            assert.match(preview.stdout, /~ pulumi-nodejs:dynamic\/nvcf:OpenBaoMekRotation: \(update\)/);
+            assert.deepEqual((await kids()).all, [INSTALLED_KID], "preview writes nothing");
+
+            const up = await cli.run(["up", "--yes", "--skip-preview"]);
+            const after = await kids();
+            assert.equal(after.all.length, 2);
+            assert.deepEqual([after.all[0], after.all[1]], [after.current, INSTALLED_KID], "the new key first, the old kept");
+            const out = up.stdout + up.stderr;
+            const order = ["ess/ess-api-deployment", "api-keys/api-keys", "nvcf/nvcf-api"].map((d) =>
+                out.indexOf(`restarting deployment ${d}:`),
+            );
+            assert.ok(
+                order.every((i) => i >= 0) && order[0] < order[1] && order[1] < order[2],
+                `restart order: ${order.join(", ")}\n${out}`,
+            );
+            const replaced = await podsOf("ess-api-deployment", "ess");
+            assert.ok(
+                replaced.every((p) => !before.includes(p.name)),
+                "every ESS pod replaced",
+            );
+
+            await cli.run(["preview", "--expect-no-changes"]);
+            const again = await cli.run(["up", "--yes", "--skip-preview"]);
+            assert.doesNotMatch(again.stdout + again.stderr, /is the current MEK|restarting deployment/);
+            assert.equal((await kids()).all.length, 2, "no second key");
+            assert.deepEqual(kubeletErrors, []);
         },
     );
 });

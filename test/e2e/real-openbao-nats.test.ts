@@ -19,8 +19,11 @@ import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { OPENBAO, OPENBAO_API, ADMIN_ISSUER_GRANT_PATHS, SIDECAR_PULL_SECRET } from "../../components/contracts/openbao";
+import { OPENBAO, OPENBAO_API, ADMIN_ISSUER_GRANT_PATHS, MEK_STORED_DATA, SIDECAR_PULL_SECRET } from "../../components/contracts/openbao";
+import { newJwk } from "../../components/openbao/mek";
+import { MEK_ROTATION_MARK, MekRotationProvider, type MekRotationInputs } from "../../components/openbao/mek-rotation-resource";
 import { KvCredentialProvider, type KvCredentialInputs } from "../../components/openbao/kv-credential-resource";
+import { OPENBAO_REACH } from "../support/openbao-reach";
 import { JSZ_STORAGE, NATS } from "../../components/contracts/nats";
 import * as checks from "../../components/health/checks";
 import { httpKube, type Kube as ProgramKube } from "../../lib/kubernetes/client";
@@ -319,19 +322,13 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
             const said: string[] = [];
             const provider = new KvCredentialProvider({ kube: program, pollMs: 100, say: (l) => said.push(l) });
             const inputs = (key: string): KvCredentialInputs => ({
-                reach: { kubeconfigSource: "control-plane" },
-                namespace: VAULT,
-                statefulSet: OPENBAO.statefulSet,
-                port: OPENBAO.port,
-                scheme: "http",
-                tokenSource: "kubernetes-secret",
-                tokenSecret: { namespace: VAULT, ...OPENBAO.rootTokenSecret },
+                ...OPENBAO_REACH,
                 credential: "the sidecar image-pull credential",
                 targets: Object.values(SIDECAR_PULL_SECRET),
                 data: { secret: auth(key) },
                 format: "docker-auth",
-                // No nvcf-api here: the provider says so and restarts nothing.
-                readers: [{ namespace: "nvcf", deployment: "nvcf-api" }],
+                // No nvcf-api here (test/e2e/openbao-rollout.test.ts restarts it): OpenBao's side alone.
+                readers: [],
                 timeoutSeconds: 10,
                 pollSeconds: 1,
             });
@@ -348,12 +345,66 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
                 assert.deepEqual(body.data.data, { secret: auth("second") });
                 assert.equal(body.data.metadata.version, 2);
             }
-            assert.ok(said.some((l) => /deployment nvcf\/nvcf-api does not exist, so no pod holds the old value/.test(l)));
             const again = await provider.update("id", outs!, inputs("second"));
             assert.deepEqual(again.outs!.written, []);
             const read = await provider.read("id", again.outs!);
             assert.deepEqual(read.props!.drifted, []);
             assert.ok(!said.join("\n").includes(auth("second")), "the value is never said");
+        },
+    );
+
+    it(
+        "MEK rotation: a new key first in keys and private_jwks, the old kept, checked-and-set; the mark stops a rerun from adding another",
+        { timeout: 3 * MIN },
+        async () => {
+            // Migrations 02 and 03: the kv-v2 mount of services/all and the key set, as encryption_setup.sh makes it.
+            const kid = "fa85bab2-fccd-11f0-b875-82c3b2df389e";
+            const jwks = (k: string) => Buffer.from(JSON.stringify({ keys: [newJwk(k)] })).toString("base64");
+            const installed = { keys: jwks(kid), current_kid: kid, jwe_mapping: `{"payload_jwe_kid":"${kid}"}`, private_jwks: jwks(kid) };
+            const at = `${MEK_STORED_DATA.mount}/data/${MEK_STORED_DATA.key}`;
+            assert.equal(
+                (await bao.root("POST", `sys/mounts/${MEK_STORED_DATA.mount}`, { type: "kv", options: { version: "2" } })).status,
+                204,
+            );
+            await until("the mount upgraded to kv-v2", async () => (await bao.root("GET", at)).status !== 400);
+            assert.equal((await bao.root("POST", at, { data: installed })).status, 200);
+
+            const provider = new MekRotationProvider({ kube: program, pollMs: 100, say: () => undefined });
+            const inputs = (rotation: number): MekRotationInputs => ({
+                ...OPENBAO_REACH,
+                rotation,
+                // OpenBao's side alone: the readers' restarts run in test/mek.test.ts against the fake Deployments.
+                readers: [],
+                timeoutSeconds: 10,
+                pollSeconds: 1,
+            });
+            const first = await provider.create(inputs(0));
+            assert.deepEqual(first.outs!.kids, [kid]);
+            const { outs } = await provider.update("id", first.outs!, inputs(1));
+            const stored = (await bao.root("GET", at)).body as {
+                data: { data: Record<string, string>; metadata: { version: number; custom_metadata: Record<string, string> } };
+            };
+            const keys = JSON.parse(Buffer.from(stored.data.data.keys, "base64").toString()).keys as { kid: string; k: string }[];
+            const priv = JSON.parse(Buffer.from(stored.data.data.private_jwks, "base64").toString()).keys as { kid: string; k: string }[];
+            assert.deepEqual(
+                keys.map((k) => k.kid),
+                [outs!.currentKid, kid],
+            );
+            assert.deepEqual(
+                priv.map((k) => k.kid),
+                [outs!.currentKid, kid],
+            );
+            assert.notEqual(keys[0].k, priv[0].k);
+            assert.equal(stored.data.data.current_kid, outs!.currentKid);
+            assert.equal(stored.data.metadata.version, 2);
+            assert.deepEqual(stored.data.metadata.custom_metadata, { [MEK_ROTATION_MARK]: "1" });
+
+            await provider.update("id", outs!, inputs(1));
+            assert.equal(((await bao.root("GET", at)).body as typeof stored).data.metadata.version, 2, "the rerun wrote nothing");
+            // A write on a version that moved on is refused by OpenBao's check-and-set.
+            const stale = await bao.root("POST", at, { options: { cas: 1 }, data: installed });
+            assert.equal(stale.status, 400);
+            assert.match(JSON.stringify(stale.body), /check-and-set parameter did not match the current version/);
         },
     );
 

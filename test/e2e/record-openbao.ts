@@ -78,6 +78,10 @@ async function record(out: string): Promise<void> {
         await take("kv.absent", leader, "GET", `${kv.mount}/data/${kv.key}`, root);
         await take("kv.write", leader, "POST", `${kv.mount}/data/${kv.key}`, root, { data: { secret: "JG9hdXRodG9rZW46a2V5" } });
         await take("kv.read", leader, "GET", `${kv.mount}/data/${kv.key}`, root);
+        // The MEK rotation's check-and-set on a version that moved on, and its mark in the custom metadata.
+        await take("kv.casMismatch", leader, "POST", `${kv.mount}/data/${kv.key}`, root, { options: { cas: 0 }, data: { secret: "eA==" } });
+        await take("kv.metadataWrite", leader, "POST", `${kv.mount}/metadata/${kv.key}`, root, { custom_metadata: { mark: "1" } });
+        await take("kv.readWithMetadata", leader, "GET", `${kv.mount}/data/${kv.key}`, root);
         await take("stepDown", standby, "PUT", OPENBAO_API.stepDown, root);
         await bao.restart(standby);
         await take("sealStatus.sealed", standby, "GET", OPENBAO_API.sealStatus);

@@ -137,8 +137,9 @@ export class FakeOpenBaoCluster implements Kube {
      */
     readonly deployments = new Map<string, FakeDeployment>();
 
-    addDeployment(namespace: string, name: string, startTime: string, replicas = 2): FakeDeployment {
+    addDeployment(namespace: string, name: string, release: string, startTime: string, replicas = 2): FakeDeployment {
         const d: FakeDeployment = {
+            release,
             generation: 1,
             observedGeneration: 1,
             replicas,
@@ -171,6 +172,15 @@ export class FakeOpenBaoCluster implements Kube {
             refusal.times--;
             refusal.hit++;
             return [500, status(500, "injected failure")];
+        }
+        const all = /^\/apis\/apps\/v1\/namespaces\/([a-z0-9-]+)\/deployments$/.exec(path);
+        if (all && method === "GET") {
+            const items = [...this.deployments.entries()]
+                .filter(([key]) => key.startsWith(`${all[1]}/`))
+                .map(([key, d]) => ({
+                    metadata: { name: key.split("/")[1], namespace: all[1], annotations: { "meta.helm.sh/release-name": d.release } },
+                }));
+            return [200, { kind: "DeploymentList", items }];
         }
         const one = /^\/apis\/apps\/v1\/namespaces\/([a-z0-9-]+)\/deployments\/([a-z0-9-]+)$/.exec(path);
         const pods = /^\/api\/v1\/namespaces\/([a-z0-9-]+)\/pods\?labelSelector=(.+)$/.exec(path);
@@ -251,6 +261,8 @@ export class FakeOpenBaoCluster implements Kube {
 }
 
 export interface FakeDeployment {
+    /** The Helm release that made it (its `meta.helm.sh/release-name` annotation). */
+    readonly release: string;
     generation: number;
     observedGeneration: number;
     replicas: number;

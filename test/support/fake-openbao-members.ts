@@ -114,8 +114,10 @@ export class FakeOpenBaoMembers {
     }
 
     /** kv-v2 mounts (migrations 09 and 20 enable these) and their secrets' versions, by `<mount>/data/<key>`. */
-    readonly kvMounts = new Set(["services/nvcf-api/kv", "services/nvct-api/kv"]);
+    readonly kvMounts = new Set(["services/nvcf-api/kv", "services/nvct-api/kv", "services/all/kv"]);
     readonly kv = new Map<string, { data: Record<string, unknown>; created_time: string }[]>();
+    /** Each secret's custom metadata, by `<mount>/data/<key>`. */
+    readonly kvCustomMetadata = new Map<string, Record<string, string>>();
     /** OpenBao's clock, for `created_time`. */
     now = () => new Date();
 
@@ -156,7 +158,13 @@ export class FakeOpenBaoMembers {
             }
             return { status: 204 };
         }
-        const kv = [...this.kvMounts].find((m) => path.startsWith(`${m}/data/`));
+        const kv = [...this.kvMounts].find((m) => path.startsWith(`${m}/data/`) || path.startsWith(`${m}/metadata/`));
+        if (kv && path.startsWith(`${kv}/metadata/`)) {
+            if (method !== "POST" && method !== "PUT") return { status: 405, body: { errors: ["unsupported operation"] } };
+            const custom = (sent as { custom_metadata?: Record<string, string> } | undefined)?.custom_metadata;
+            if (custom) this.kvCustomMetadata.set(path.replace(`${kv}/metadata/`, `${kv}/data/`), { ...custom });
+            return { status: 204 };
+        }
         if (kv) return this.kvAnswer(method, path, sent);
         if (method !== "GET") return { status: 405, body: { errors: ["unsupported operation"] } };
         if (path === OPENBAO_API.raftConfiguration) {
@@ -228,7 +236,7 @@ export class FakeOpenBaoMembers {
         const versions = this.kv.get(path) ?? [];
         const metadata = (v: number) => ({
             created_time: versions[v - 1].created_time,
-            custom_metadata: null,
+            custom_metadata: this.kvCustomMetadata.get(path) ?? null,
             deletion_time: "",
             destroyed: false,
             version: v,
@@ -250,6 +258,10 @@ export class FakeOpenBaoMembers {
         if (method === "POST" || method === "PUT") {
             const data = (sent as { data?: unknown } | undefined)?.data;
             if (!data || typeof data !== "object") return { status: 400, body: { errors: ["no data provided"] } };
+            const cas = (sent as { options?: { cas?: number } }).options?.cas;
+            if (cas !== undefined && cas !== versions.length) {
+                return { status: 400, body: { errors: ["check-and-set parameter did not match the current version"] } };
+            }
             versions.push({ data: { ...(data as Record<string, unknown>) }, created_time: this.now().toISOString() });
             this.kv.set(path, versions);
             const { created_time, custom_metadata, deletion_time, destroyed, version } = metadata(versions.length);

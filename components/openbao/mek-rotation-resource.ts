@@ -1,0 +1,186 @@
+import * as pulumi from "@pulumi/pulumi";
+import type { Kube } from "../../lib/kubernetes/client";
+import { MEK_STORED_DATA, type KvTarget } from "../contracts/openbao";
+import { readKubeSecrets, secretConfig } from "../dynamic/base";
+import { connect } from "../../lib/kubernetes/connect";
+import type { KubeSecrets } from "../../lib/cluster-access/reach";
+import type { OpenBaoReach } from "./access";
+import { kvDataPath, kvName, readKv } from "./kv-credential";
+import { readMek, rotateMek, uuidV1 } from "./mek";
+import type { OpenBaoMembers } from "./members";
+import { restartReaders, type CredentialReader } from "./readers";
+
+import { activeMember } from "./leader";
+
+/** The kv-v2 custom metadata key that says which rotation the stored keys are the result of. */
+export const MEK_ROTATION_MARK = "nvcf-self-managed-mek-rotation";
+
+export interface MekRotationInputs extends OpenBaoReach {
+    /** `credentialRotation.mekRotations`: each increase adds one key and makes it current. */
+    readonly rotation: number;
+    /** ESS, api-keys and nvcf-api: restarted, in this order, when their pods are older than the keys. */
+    readonly readers: readonly CredentialReader[];
+    readonly timeoutSeconds: number;
+    readonly pollSeconds: number;
+}
+
+export interface MekRotationOutputs extends MekRotationInputs {
+    /** The kid in use, and every kid kept (key IDs, not keys). */
+    readonly currentKid: string;
+    readonly kids: string[];
+    readonly restarted: string[];
+}
+
+export interface MekRotationProviderOptions {
+    readonly kube?: Kube;
+    readonly say?: (line: string) => void;
+    readonly pollMs?: number;
+    readonly now?: () => Date;
+}
+
+const WHAT = "the MEK rotation";
+
+/**
+ * NVIDIA's MEK rotation runbook as a resource: with a higher `rotation`, a new key is put first in
+ * `keys` and in `private_jwks` and made current; every old key stays, since NEKs and data written
+ * before are decrypted by their kid. The write is a check-and-set on the version read, and a mark
+ * in the secret's custom metadata says which rotation it made, so a rerun after a stop does not
+ * add another key. Then ESS, api-keys and nvcf-api are restarted (their pods read the keys when
+ * they start) and must roll out: ESS refuses to start on a key set it cannot use.
+ */
+export class MekRotationProvider implements pulumi.dynamic.ResourceProvider<MekRotationInputs, MekRotationOutputs> {
+    private secrets: KubeSecrets = {};
+    private token?: string;
+
+    constructor(private readonly options: MekRotationProviderOptions = {}) {}
+
+    async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
+        this.secrets = readKubeSecrets(req);
+        this.token = secretConfig(req, "openbaoToken");
+    }
+
+    async check(olds: MekRotationInputs, news: MekRotationInputs): Promise<pulumi.dynamic.CheckResult<MekRotationInputs>> {
+        const failures: pulumi.dynamic.CheckFailure[] = [];
+        if (olds?.rotation !== undefined && news.rotation < olds.rotation) {
+            failures.push({
+                property: "rotation",
+                reason:
+                    `credentialRotation.mekRotations went from ${olds.rotation} to ${news.rotation}: a rotation is not undone ` +
+                    `(every key is kept, the newest is current); set it back to ${olds.rotation}`,
+            });
+        }
+        return { inputs: news, failures };
+    }
+
+    async diff(_id: string, olds: MekRotationOutputs, news: MekRotationInputs): Promise<pulumi.dynamic.DiffResult> {
+        return {
+            changes:
+                news.rotation !== olds.rotation || news.timeoutSeconds !== olds.timeoutSeconds || news.pollSeconds !== olds.pollSeconds,
+        };
+    }
+
+    async create(inputs: MekRotationInputs): Promise<pulumi.dynamic.CreateResult<MekRotationOutputs>> {
+        return { id: kvName(MEK_STORED_DATA), outs: await this.apply(inputs) };
+    }
+
+    async update(
+        _id: string,
+        _olds: MekRotationOutputs,
+        news: MekRotationInputs,
+    ): Promise<pulumi.dynamic.UpdateResult<MekRotationOutputs>> {
+        return { outs: await this.apply(news) };
+    }
+
+    async read(id: string, props?: MekRotationOutputs): Promise<pulumi.dynamic.ReadResult<MekRotationOutputs>> {
+        if (!props) throw new Error("importing a MEK rotation is not supported; declare it instead");
+        const { members, leader } = await this.leader(props);
+        const stored = await readKv(members, leader, MEK_STORED_DATA);
+        if (!stored) return { id, props };
+        const { data, kids } = readMek(stored.data);
+        return { id, props: { ...props, currentKid: data.current_kid, kids } };
+    }
+
+    async delete(): Promise<void> {}
+
+    private say(line: string): void {
+        (this.options.say ?? ((l: string) => process.stderr.write(`${l}\n`)))(line);
+    }
+
+    private async leader(inputs: MekRotationInputs): Promise<{ kube: Kube; members: OpenBaoMembers; leader: string }> {
+        const kube = this.options.kube ?? (await connect(inputs.reach, this.secrets, 30));
+        return { kube, ...(await activeMember(kube, inputs, this.token, WHAT)) };
+    }
+
+    private async apply(inputs: MekRotationInputs): Promise<MekRotationOutputs> {
+        const { kube, members, leader } = await this.leader(inputs);
+        let stored = await readKv(members, leader, MEK_STORED_DATA);
+        if (!stored) {
+            if (inputs.rotation === 0) return { ...inputs, currentKid: "", kids: [], restarted: [] };
+            throw new Error(
+                `${WHAT}: ${kvName(MEK_STORED_DATA)} does not exist, so there is no key to rotate; ` +
+                    `the openbao-server release's migrations write it at install (kubectl -n ${inputs.namespace} logs job/openbao-server-migrations)`,
+            );
+        }
+        let mek = checked(stored.data);
+        const mark = Number(stored.customMetadata?.[MEK_ROTATION_MARK] ?? 0);
+        if (inputs.rotation > mark) {
+            const kid = uuidV1((this.options.now ?? (() => new Date()))());
+            const next = rotateMek(mek.data, kid);
+            // Check-and-set on the version read: a concurrent writer makes this fail instead of losing a key.
+            await members.write(leader, kvDataPath(MEK_STORED_DATA), { options: { cas: stored.version }, data: next });
+            await members.write(leader, kvMetadataPath(MEK_STORED_DATA), {
+                custom_metadata: { ...stored.customMetadata, [MEK_ROTATION_MARK]: String(inputs.rotation) },
+            });
+            stored = await readKv(members, leader, MEK_STORED_DATA);
+            const after = readMek(stored!.data);
+            const lost = mek.kids.filter((k) => !after.kids.includes(k));
+            if (after.data.current_kid !== kid || lost.length > 0) {
+                throw new Error(`${WHAT}: ${kvName(MEK_STORED_DATA)} read back does not hold the new key first and every old one`);
+            }
+            this.say(`${WHAT}: ${kid} is the current MEK; ${mek.kids.length} older key(s) kept (rotation ${inputs.rotation})`);
+            mek = after;
+        }
+        const restarted = await restartReaders(kube, inputs.readers, stored!.createdTime, {
+            what: WHAT,
+            timeoutSeconds: inputs.timeoutSeconds,
+            pollMs: this.options.pollMs ?? inputs.pollSeconds * 1000,
+            say: (line) => this.say(line),
+        });
+        return { ...inputs, currentKid: mek.data.current_kid, kids: mek.kids, restarted };
+    }
+}
+
+const kvMetadataPath = (t: KvTarget) => `${t.mount}/metadata/${t.key}`;
+
+/** The stored key set, or a stop before anything is written that names what is wrong with it. */
+function checked(data: Readonly<Record<string, unknown>>): ReturnType<typeof readMek> {
+    try {
+        return readMek(data);
+    } catch (err) {
+        throw new Error(
+            `${WHAT}: ${kvName(MEK_STORED_DATA)} is not a key set ESS could use (${(err as Error).message}); nothing was written`,
+            { cause: err },
+        );
+    }
+}
+
+export type MekRotationArgs = { [K in keyof MekRotationInputs]: pulumi.Input<MekRotationInputs[K]> };
+
+const provider = new MekRotationProvider();
+
+/** NVIDIA's MEK rotation, run when `credentialRotation.mekRotations` goes up. */
+export class OpenBaoMekRotation extends pulumi.dynamic.Resource {
+    declare readonly currentKid: pulumi.Output<string>;
+    declare readonly kids: pulumi.Output<string[]>;
+    declare readonly restarted: pulumi.Output<string[]>;
+    constructor(name: string, args: MekRotationArgs, opts?: pulumi.CustomResourceOptions) {
+        super(
+            provider,
+            name,
+            { ...args, currentKid: undefined, kids: undefined, restarted: undefined },
+            opts,
+            "nvcf",
+            "OpenBaoMekRotation",
+        );
+    }
+}
