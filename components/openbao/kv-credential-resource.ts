@@ -8,7 +8,6 @@ import type { OpenBaoReach } from "./access";
 import { dockerAuthProblem, holds, kvName, readKv, writeKv, type KvVersion } from "./kv-credential";
 import { restartReaders, type CredentialReader } from "./readers";
 import type { OpenBaoMembers } from "./members";
-
 import { activeMember } from "./leader";
 
 /** One credential kept in OpenBao's kv-v2 secrets, and who reads it. */

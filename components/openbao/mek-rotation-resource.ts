@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { Kube } from "../../lib/kubernetes/client";
 import { MEK_STORED_DATA, type KvTarget } from "../contracts/openbao";
-import { readKubeSecrets, secretConfig } from "../dynamic/base";
+import { changedInputs, readKubeSecrets, secretConfig } from "../dynamic/base";
 import { connect } from "../../lib/kubernetes/connect";
 import type { KubeSecrets } from "../../lib/cluster-access/reach";
 import type { OpenBaoReach } from "./access";
@@ -9,7 +9,6 @@ import { kvDataPath, kvName, readKv } from "./kv-credential";
 import { readMek, rotateMek, uuidV1 } from "./mek";
 import type { OpenBaoMembers } from "./members";
 import { restartReaders, type CredentialReader } from "./readers";
-
 import { activeMember } from "./leader";
 
 /** The kv-v2 custom metadata key that says which rotation the stored keys are the result of. */
@@ -73,10 +72,7 @@ export class MekRotationProvider implements pulumi.dynamic.ResourceProvider<MekR
     }
 
     async diff(_id: string, olds: MekRotationOutputs, news: MekRotationInputs): Promise<pulumi.dynamic.DiffResult> {
-        return {
-            changes:
-                news.rotation !== olds.rotation || news.timeoutSeconds !== olds.timeoutSeconds || news.pollSeconds !== olds.pollSeconds,
-        };
+        return { changes: changedInputs(olds, news).length > 0 };
     }
 
     async create(inputs: MekRotationInputs): Promise<pulumi.dynamic.CreateResult<MekRotationOutputs>> {

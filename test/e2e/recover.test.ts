@@ -23,7 +23,7 @@ import type { Kube as ProgramKube } from "../../lib/kubernetes/client";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBao } from "../support/fake-openbao";
 import { finalizingNamespaces, findTools, Kube, LocalCluster } from "./cluster";
-import { locateStack, tornAttrs } from "../../scripts/recover/file-backend";
+import { checkpointFile, locateStack, tornAttrs } from "../../scripts/recover/file-backend";
 import { freezeRun, HelmRecordWebhook, killAll, RUN_MARKER, survivorsAfter, type RecordWrite } from "./kill-points";
 import { PulumiCli, userCheckout, type CliResult } from "./pulumi-cli";
 import { CONTROLLER_NS, e2eStackConfig, GPU, gpuPlane } from "./stack-config";
@@ -620,7 +620,9 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
                     });
                     return frozen;
                 });
-                const torn = tornAttrs(locateStack(state, "nvcf-self-managed", STACK));
+                // Every command reads the checkpoint's own sidecar; a torn backup's (.bak) is rewritten by the next save.
+                const backend = locateStack(state, "nvcf-self-managed", STACK);
+                const torn = tornAttrs(backend).filter((t) => t.blob === checkpointFile(backend));
                 if (torn.length === 0) break;
                 const blocked = await cli.run(["cancel", "--yes"], { allowFailure: true });
                 assert.match(blocked.stderr, /failed to load checkpoint: EOF/, `torn: ${torn.map((t) => t.attrs).join(", ")}`);
