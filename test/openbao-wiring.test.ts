@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { devConfig, isSecretAt, ProgramRun, RecordedResource, release, runProgram, valuesOf, withConfig } from "./support/harness";
 import { runDev } from "./support/runs";
+import { OPENBAO_REACH } from "./support/openbao-reach";
 
 // Where the program puts OpenBao's rollout and the JWT plugin lifecycle, under the mocks.
 
@@ -40,13 +41,7 @@ describe("OpenBao's rollout in the program", () => {
         assert.ok(dependsOn(byName(dev, "control-plane-health-gate"), rollout), "the gate checks after the rollout");
         const { __provider: _code, ...inputs } = rollout.inputs as Record<string, unknown>;
         assert.deepEqual(inputs, {
-            reach: { kubeconfigSource: "control-plane" },
-            namespace: "vault-system",
-            statefulSet: "openbao-server",
-            port: 8200,
-            scheme: "http",
-            tokenSource: "kubernetes-secret",
-            tokenSecret: { namespace: "vault-system", name: "openbao-server-root-token", key: "root_token" },
+            ...OPENBAO_REACH,
             podTemplate: {
                 chart: "helm-nvcf-openbao-server",
                 version: "0.30.25",

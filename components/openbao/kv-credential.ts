@@ -1,6 +1,5 @@
 import type { OpenBaoMembers } from "./members";
 import type { KvTarget } from "../contracts/openbao";
-import type { WorkloadPod } from "../../lib/kubernetes/deployments";
 
 /** A kv-v2 secret's current version: its fields and when that version was written. */
 export interface KvVersion {
@@ -65,16 +64,4 @@ export function dockerAuthProblem(value: string): string | undefined {
     const colon = decoded.indexOf(":");
     if (colon <= 0 || colon === decoded.length - 1) return "it does not decode to <user>:<key>";
     return undefined;
-}
-
-/**
- * The pods that started before the credential's current version was written: they hold the old
- * one (nvcf-api reads its OpenBao secrets when it starts), so their Deployment is restarted. A
- * pod not yet started reads the new one; a terminating pod is on its way out. Stateless, so an
- * `up` that stopped after the write and before the restart still restarts on the next run.
- */
-export function podsOlderThan(pods: readonly WorkloadPod[], writtenAt: string): string[] {
-    // startTime has whole seconds, created_time nanoseconds: a pod that started in the write's second counts as older.
-    const written = Math.floor(Date.parse(writtenAt) / 1000) * 1000;
-    return pods.filter((p) => !p.terminating && p.startTime !== undefined && Date.parse(p.startTime) <= written).map((p) => p.name);
 }

@@ -1,6 +1,12 @@
 import type { Kube } from "../../lib/kubernetes/client";
-import { deploymentPods, readDeployment, releaseDeployments, restartDeployment, rolloutPending } from "../../lib/kubernetes/deployments";
-import { podsOlderThan } from "./kv-credential";
+import {
+    deploymentPods,
+    readDeployment,
+    releaseDeployments,
+    restartDeployment,
+    rolloutPending,
+    type WorkloadPod,
+} from "../../lib/kubernetes/deployments";
 
 /** A Helm release whose Deployments read a credential from OpenBao when their pods start. */
 export interface CredentialReader {
@@ -69,4 +75,16 @@ async function restartIfOlder(kube: Kube, namespace: string, deployment: string,
         }
         await new Promise((res) => setTimeout(res, o.pollMs));
     }
+}
+
+/**
+ * The pods that started before the credential's current version was written: they hold the old
+ * one (nvcf-api reads its OpenBao secrets when it starts), so their Deployment is restarted. A
+ * pod not yet started reads the new one; a terminating pod is on its way out. Stateless, so an
+ * `up` that stopped after the write and before the restart still restarts on the next run.
+ */
+export function podsOlderThan(pods: readonly WorkloadPod[], writtenAt: string): string[] {
+    // startTime has whole seconds, created_time nanoseconds: a pod that started in the write's second counts as older.
+    const written = Math.floor(Date.parse(writtenAt) / 1000) * 1000;
+    return pods.filter((p) => !p.terminating && p.startTime !== undefined && Date.parse(p.startTime) <= written).map((p) => p.name);
 }
