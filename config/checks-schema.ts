@@ -43,6 +43,8 @@ export const checksSchema = z
             computePlanes: z.boolean().default(true),
             /** With the admin issuer proxy or its route off: the edge answers 404 for the admin route. */
             adminRouteAtEdge: z.boolean().default(true),
+            /** In NATS token mode: report the workers that still hold the shared NKey (information, never a failure). */
+            sharedNkey: z.boolean().default(true),
             /** The load balancer address the edge check dials, when the shared Gateway reports none. */
             edgeAddress: z.string().trim().min(1).optional(),
             /** A PEM CA the edge's certificate is checked against besides the system's (a private PKI). */

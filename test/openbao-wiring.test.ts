@@ -90,9 +90,10 @@ describe("OpenBao's rollout in the program", () => {
     });
 });
 
-describe("the sidecar image-pull credential in the program", () => {
+describe("the credential rotations in the program", () => {
     const CREDENTIAL = "pulumi-nodejs:dynamic/nvcf:OpenBaoKvCredential";
     const MEK = "pulumi-nodejs:dynamic/nvcf:OpenBaoMekRotation";
+    const NKEY = "pulumi-nodejs:dynamic/nvcf:NatsNkeyRotation";
 
     test("kept in both kv-v2 places, a secret; after the readers' releases and OpenBao's rollout, before the health gate", () => {
         const [credential] = byType(dev, CREDENTIAL);
@@ -121,6 +122,7 @@ describe("the sidecar image-pull credential in the program", () => {
         const off = await runProgram(withConfig(config, { "nvcf-self-managed:credentialRotation": { enabled: false } }), secretKeys);
         assert.deepEqual(byType(off, CREDENTIAL), []);
         assert.deepEqual(byType(off, MEK), []);
+        assert.deepEqual(byType(off, NKEY), []);
     });
 
     test("the MEK rotation: its counter from the settings, its readers ESS, api-keys, nvcf-api in that order, before the health gate", async () => {
@@ -138,5 +140,35 @@ describe("the sidecar image-pull credential in the program", () => {
         const { config, secretKeys } = devConfig();
         const raised = await runProgram(withConfig(config, { "nvcf-self-managed:credentialRotation": { mekRotations: 1 } }), secretKeys);
         assert.equal((byType(raised, MEK)[0].inputs as Record<string, unknown>).rotation, 1);
+    });
+
+    test("the NATS NKey rotation: counter, mode and force from the settings; the callout restarted first, nats-box last; before the health gate", async () => {
+        const [rotation] = byType(dev, NKEY);
+        assert.equal(rotation.name, "control-plane-nats-nkey-rotation");
+        const inputs = rotation.inputs as Record<string, any>;
+        assert.deepEqual([inputs.rotation, inputs.workerAuth, inputs.force], [0, "nkey", false]);
+        assert.deepEqual(inputs.readers, [
+            { namespace: "nats-system", release: "nats-auth-callout-service" },
+            { namespace: "nvcf", release: "api" },
+            { namespace: "nvcf", release: "invocation-service" },
+            { namespace: "nvcf", release: "grpc-proxy" },
+            { namespace: "sis", release: "sis" },
+            { namespace: "nats-system", release: "nats" },
+        ]);
+        for (const r of ["nats", "nats-auth-callout-service", "api", "sis", "openbao-server"]) {
+            assert.ok(dependsOn(rotation, release(dev, r)), `after ${r}`);
+        }
+        assert.ok(dependsOn(rotation, byType(dev, ROLLOUT)[0]), "after the rollout (migration 03 copies the Secret on each install)");
+        assert.ok(dependsOn(byName(dev, "control-plane-health-gate"), rotation));
+        const { config, secretKeys } = devConfig();
+        const raised = await runProgram(
+            withConfig(config, {
+                "nvcf-self-managed:credentialRotation": { natsNkeyRotations: 1, natsNkeyForce: true },
+                "nvcf-self-managed:controlPlane": { nats: { workerAuth: "token" } },
+            }),
+            secretKeys,
+        );
+        const r = byType(raised, NKEY)[0].inputs as Record<string, unknown>;
+        assert.deepEqual([r.rotation, r.workerAuth, r.force], [1, "token", true]);
     });
 });

@@ -68,6 +68,17 @@ export const SIDECAR_PULL_SECRET: Readonly<Record<"nvcfApi" | "nvctApi", KvTarge
  */
 export const MEK_STORED_DATA: KvTarget = { mount: "services/all/kv", key: "encryption/keys/stored_data" };
 
+/**
+ * The shared NATS NKey as OpenBao holds it: migration 03_setup_shared_secrets.sh copies the
+ * `nats-nkeys` Secret on every openbao-server install and upgrade (overwrite) into `nats/creds`
+ * (`key`, the seed; `public_key`) and its public key into `nats/auth-callout-creds`
+ * (`shared_worker_nkey_pub`, beside the callout's own `nkey_seed`, `nkey_signature` and
+ * `shared_worker_account`). nvcf-api, invocation-service, grpc-proxy and sis read `nats/creds`,
+ * the auth callout `nats/auth-callout-creds`, each through its agent when its pod starts.
+ */
+export const NATS_CREDS: KvTarget = { mount: "services/all/kv", key: "nats/creds" };
+export const NATS_AUTH_CALLOUT_CREDS: KvTarget = { mount: "services/all/kv", key: "nats/auth-callout-creds" };
+
 /** `GET /v1/sys/seal-status` (SealStatusResponse, vault/logical_system.go). */
 export interface SealStatusAnswer {
     readonly type: string;

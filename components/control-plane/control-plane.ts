@@ -12,8 +12,9 @@ import { controlPlanePlan, enabledReleases, valuesContext } from "./plan";
 import { routeHostnames } from "../../config/derived-facts";
 import { OpenBaoGrantRevocation } from "../openbao/grant-revocation";
 import type { OpenBaoKvCredential } from "../openbao/kv-credential-resource";
-import { mekRotation, sidecarPullCredential } from "./credential-rotation";
+import { mekRotation, natsNkeyRotation, sidecarPullCredential } from "./credential-rotation";
 import type { OpenBaoMekRotation } from "../openbao/mek-rotation-resource";
+import type { NatsNkeyRotation } from "../openbao/nkey-rotation-resource";
 import type { OpenBaoJwtBaseline } from "../openbao/jwt-baseline-resource";
 import type { OpenBaoRollout } from "../openbao/rollout-resource";
 import type { OpenBaoRolloutConfig } from "../../config/openbao-rollout-schema";
@@ -117,6 +118,8 @@ export class ControlPlane extends pulumi.ComponentResource {
     readonly sidecarCredential?: OpenBaoKvCredential;
     /** NVIDIA's MEK rotation, when `credentialRotation.mekRotations` goes up. */
     readonly mekRotation?: OpenBaoMekRotation;
+    /** The shared NATS NKey replaced, when `credentialRotation.natsNkeyRotations` goes up. */
+    readonly natsNkeyRotation?: NatsNkeyRotation;
     /** OpenBao's member-by-member rollout, after its release. */
     readonly openbaoRollout?: OpenBaoRollout;
     /** The JWT mounts before OpenBao changes, with `openbao.jwtPluginLifecycle.mode`. */
@@ -253,10 +256,12 @@ export class ControlPlane extends pulumi.ComponentResource {
         if (openbao && openbao.credentialRotation.enabled) {
             const after = [releases[OPENBAO.release], ...(this.openbaoRollout ? [this.openbaoRollout] : [])];
             // No key in the stack file: the migrations wrote a placeholder, and there is nothing to keep equal.
+            const rotating = { name, cp, openbao, releases, after, parent: this };
             if (credentials.sidecarCredential !== "") {
-                this.sidecarCredential = sidecarPullCredential(name, cp, openbao, credentials.sidecarCredential, releases, after, this);
+                this.sidecarCredential = sidecarPullCredential(rotating, credentials.sidecarCredential);
             }
-            this.mekRotation = mekRotation(name, cp, openbao, releases, after, this);
+            this.mekRotation = mekRotation(rotating);
+            this.natsNkeyRotation = natsNkeyRotation(rotating);
         }
 
         // Migration 10 (admin issuer) has no switch and runs on every install and upgrade of openbao-server: withdraw its grant after each.
@@ -316,6 +321,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                         ...(this.openbaoRollout ? [this.openbaoRollout] : []),
                         ...(this.sidecarCredential ? [this.sidecarCredential] : []),
                         ...(this.mekRotation ? [this.mekRotation] : []),
+                        ...(this.natsNkeyRotation ? [this.natsNkeyRotation] : []),
                     ],
                 },
             );

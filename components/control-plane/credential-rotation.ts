@@ -5,65 +5,80 @@ import { SIDECAR_PULL_SECRET } from "../contracts/openbao";
 import { catalogEntry } from "../catalog/control-plane";
 import { OpenBaoKvCredential } from "../openbao/kv-credential-resource";
 import { OpenBaoMekRotation } from "../openbao/mek-rotation-resource";
+import { NatsNkeyRotation } from "../openbao/nkey-rotation-resource";
 import { openbaoReach, type OpenBaoUpgradeArgs } from "../openbao/upgrade";
 
+/** Where a rotation runs and what it restarts: the same for every credential, given its readers' release names in restart order. */
+interface Rotating {
+    readonly name: string;
+    readonly cp: ControlPlaneConfig;
+    readonly openbao: OpenBaoUpgradeArgs;
+    readonly releases: Readonly<Record<string, k8s.helm.v3.Release>>;
+    /** OpenBao's release and rollout: its members stand before anything is written to them. */
+    readonly after: readonly pulumi.Resource[];
+    readonly parent: pulumi.Resource;
+}
+
+/** The inputs every rotation shares, and its options: after the readers' releases (their Deployments exist) and OpenBao. */
+function common(r: Rotating, readerReleases: readonly string[]) {
+    const present = readerReleases.filter((name) => r.releases[name]);
+    return {
+        inputs: {
+            ...openbaoReach(r.openbao),
+            readers: present.map((release) => ({ namespace: catalogEntry(release).namespace(r.cp), release })),
+            timeoutSeconds: r.openbao.credentialRotation.timeoutSeconds,
+            pollSeconds: r.openbao.credentialRotation.pollSeconds,
+        },
+        opts: { parent: r.parent, dependsOn: [...present.map((name) => r.releases[name]), ...r.after] },
+    };
+}
+
 /** The releases whose Deployments (nvcf-api, nvct-api) read the sidecar credential when their pods start. */
-const SIDECAR_READERS = ["api", "nvct-api"] as const;
+const SIDECAR_READERS = ["api", "nvct-api"];
 
 /**
  * The sidecar image-pull credential kept equal to the stack file. NVIDIA's migrations write it
  * only when absent, so without this a changed key would never reach OpenBao; after a write, the
  * readers started before it are restarted, as the stack operations' repair does.
  */
-export function sidecarPullCredential(
-    name: string,
-    cp: ControlPlaneConfig,
-    openbao: OpenBaoUpgradeArgs,
-    credential: pulumi.Input<string>,
-    releases: Readonly<Record<string, k8s.helm.v3.Release>>,
-    after: readonly pulumi.Resource[],
-    parent: pulumi.Resource,
-): OpenBaoKvCredential {
-    const readers = SIDECAR_READERS.filter((r) => releases[r]);
+export function sidecarPullCredential(r: Rotating, credential: pulumi.Input<string>): OpenBaoKvCredential {
+    const { inputs, opts } = common(r, SIDECAR_READERS);
     return new OpenBaoKvCredential(
-        `${name}-sidecar-pull-credential`,
+        `${r.name}-sidecar-pull-credential`,
         {
-            ...openbaoReach(openbao),
+            ...inputs,
             credential: "the sidecar image-pull credential",
             targets: Object.values(SIDECAR_PULL_SECRET),
             data: pulumi.secret(pulumi.output(credential).apply((secret) => ({ secret }))),
             format: "docker-auth",
-            readers: readers.map((release) => ({ namespace: catalogEntry(release).namespace(cp), release })),
-            timeoutSeconds: openbao.credentialRotation.timeoutSeconds,
-            pollSeconds: openbao.credentialRotation.pollSeconds,
         },
-        // After the readers' releases (their Deployments exist) and OpenBao's rollout (its members stand).
-        { parent, dependsOn: [...readers.map((r) => releases[r]), ...after] },
+        opts,
     );
 }
 
 /** The releases whose Deployments read the master encryption keys, in the order they are restarted: ESS unwraps by kid first. */
-const MEK_READERS = ["ess-api", "api-keys", "api"] as const;
+const MEK_READERS = ["ess-api", "api-keys", "api"];
 
 /** NVIDIA's MEK rotation runbook, run each time `credentialRotation.mekRotations` goes up. */
-export function mekRotation(
-    name: string,
-    cp: ControlPlaneConfig,
-    openbao: OpenBaoUpgradeArgs,
-    releases: Readonly<Record<string, k8s.helm.v3.Release>>,
-    after: readonly pulumi.Resource[],
-    parent: pulumi.Resource,
-): OpenBaoMekRotation {
-    const readers = MEK_READERS.filter((r) => releases[r]);
-    return new OpenBaoMekRotation(
-        `${name}-mek-rotation`,
-        {
-            ...openbaoReach(openbao),
-            rotation: openbao.credentialRotation.mekRotations,
-            readers: readers.map((release) => ({ namespace: catalogEntry(release).namespace(cp), release })),
-            timeoutSeconds: openbao.credentialRotation.timeoutSeconds,
-            pollSeconds: openbao.credentialRotation.pollSeconds,
-        },
-        { parent, dependsOn: [...readers.map((r) => releases[r]), ...after] },
+export function mekRotation(r: Rotating): OpenBaoMekRotation {
+    const { inputs, opts } = common(r, MEK_READERS);
+    return new OpenBaoMekRotation(`${r.name}-mek-rotation`, { ...inputs, rotation: r.openbao.credentialRotation.mekRotations }, opts);
+}
+
+/**
+ * The releases whose Deployments log in to NATS with the shared NKey, in the order they are
+ * restarted: the auth callout first (it reads the key it accepts when it starts), then
+ * nvcf-api, the invocation service, grpc-proxy and sis (ICMS), then nats-box (the Secret).
+ */
+const NKEY_READERS = ["nats-auth-callout-service", "api", "invocation-service", "grpc-proxy", "sis", "nats"];
+
+/** The control-plane operations' NKey rotation after a switch to token mode, run each time `credentialRotation.natsNkeyRotations` goes up. */
+export function natsNkeyRotation(r: Rotating): NatsNkeyRotation {
+    const { inputs, opts } = common(r, NKEY_READERS);
+    const settings = r.openbao.credentialRotation;
+    return new NatsNkeyRotation(
+        `${r.name}-nats-nkey-rotation`,
+        { ...inputs, rotation: settings.natsNkeyRotations, workerAuth: r.cp.nats.workerAuth, force: settings.natsNkeyForce },
+        opts,
     );
 }

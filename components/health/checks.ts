@@ -9,6 +9,7 @@ import { OPENBAO_API } from "../contracts/openbao";
 import { excerpt, httpRequest, type TlsOptions } from "../../lib/http/client";
 import { failed, type CheckResult } from "./check-result";
 import { adminRouteAtEdge, EDGE_CHECK, type EdgeRouteProbe } from "./edge-check";
+import { NKEY_CHECK, sharedNkeyHolders } from "./nats-nkey-check";
 
 export { failed, type CheckResult } from "./check-result";
 import { getObject, listItems, type Kube } from "../../lib/kubernetes/client";
@@ -56,6 +57,8 @@ export interface HealthSpec {
     readonly nvcfBackend?: { readonly name: string; readonly namespace: string; readonly agentNamespace: string };
     /** The admin route must not be served at the edge (the proxy or its route is off). */
     readonly adminRouteAtEdge?: EdgeRouteProbe;
+    /** In NATS token mode: the workers that still hold the shared NKey (information only). */
+    readonly sharedNkey?: boolean;
 }
 
 const ok = (name: string, detail: string): CheckResult => ({ name, ok: true, detail, fix: "" });
@@ -501,6 +504,18 @@ export async function health(kube: Kube, spec: HealthSpec): Promise<CheckResult[
         );
     if (spec.adminRouteAtEdge)
         results.push(...(await guarded(EDGE_CHECK, "kubectl get gateway -A", () => adminRouteAtEdge(kube, spec.adminRouteAtEdge!))));
+    if (spec.sharedNkey) {
+        // Information only: a read that throws is inconclusive, never a failure of the gate.
+        results.push(
+            await sharedNkeyHolders(kube).catch((err: unknown) => ({
+                name: NKEY_CHECK,
+                ok: false,
+                inconclusive: true,
+                detail: `the shared NKey's holders could not be looked for: ${err instanceof Error ? err.message : String(err)}`,
+                fix: "kubectl -n nats-system get secret nats-nkeys",
+            })),
+        );
+    }
     return results;
 }
 

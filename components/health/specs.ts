@@ -117,6 +117,7 @@ export function controlPlaneHealth(
                   },
               }
             : {}),
+        ...(h.sharedNkey && cp.nats.enabled && cp.nats.workerAuth === "token" ? { sharedNkey: true } : {}),
     };
     return Object.keys(spec).length > 0 ? spec : undefined;
 }

@@ -5,7 +5,8 @@
  * every page of it.
  */
 import type { CheckResult } from "../../components/health/checks";
-import { listItems, type Kube } from "../../lib/kubernetes/client";
+import type { Kube } from "../../lib/kubernetes/client";
+import { monitorPath, natsServers, type NatsServerPod } from "../../components/nats/servers";
 import { excerpt } from "../../lib/http/client";
 import { JSZ_PAGE, JSZ_STORAGE, NATS } from "../../components/contracts/nats";
 
@@ -16,28 +17,12 @@ interface Stream {
     readonly messages: number;
 }
 
-interface Pod {
-    metadata?: { name?: string };
-    spec?: { containers?: { name?: string; ports?: { name?: string; containerPort?: number }[] }[] };
-}
-
-/** The pods running a `nats` container, each with its monitoring port. */
-async function natsServers(kube: Kube): Promise<{ name: string; port: number }[]> {
-    const pods = (await listItems(kube, `/api/v1/namespaces/${NATS.namespace}/pods`)) as Pod[];
-    return pods.flatMap((pod) => {
-        const container = pod.spec?.containers?.find((c) => c.name === NATS.container);
-        if (!container || !pod.metadata?.name) return [];
-        const port = container.ports?.find((p) => p.name === NATS.monitorPortName)?.containerPort ?? NATS.monitorPort;
-        return [{ name: pod.metadata.name, port }];
-    });
-}
-
 /** Every single-replica memory stream of one server, over all pages; throws on a failed read or a malformed answer. */
-async function memoryStreams(kube: Kube, pod: { name: string; port: number }, pageSize: number): Promise<Stream[]> {
+async function memoryStreams(kube: Kube, pod: NatsServerPod, pageSize: number): Promise<Stream[]> {
     const streams: Stream[] = [];
     for (let offset = 0; ; offset += pageSize) {
         const query = `accounts=true&streams=true&config=true&offset=${offset}&limit=${pageSize}`;
-        const res = await kube.request("GET", `/api/v1/namespaces/${NATS.namespace}/pods/${pod.name}:${pod.port}/proxy/jsz?${query}`);
+        const res = await kube.request("GET", monitorPath(pod, `jsz?${query}`));
         if (res.status !== 200) throw new Error(`${pod.name}: /jsz answered HTTP ${res.status}: ${excerpt(res.text, 160) || "no body"}`);
         if (res.body?.disabled === true) throw new Error(`${pod.name}: /jsz says JetStream is disabled on this server`);
         const total: unknown = res.body?.total;

@@ -12,6 +12,7 @@
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
+import type * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -21,8 +22,13 @@ import { OpenBaoPods, RUNBOOK_EVENTS } from "./openbao-pods";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig } from "./stack-config";
 import { PodKubelet } from "./pod-kubelet";
-import { MEK_STORED_DATA, SIDECAR_PULL_SECRET } from "../../components/contracts/openbao";
+import { MEK_STORED_DATA, NATS_AUTH_CALLOUT_CREDS, NATS_CREDS, SIDECAR_PULL_SECRET } from "../../components/contracts/openbao";
+import { NATS, NKEY_SECRET } from "../../components/contracts/nats";
 import { newJwk } from "../../components/openbao/mek";
+import { userNkey } from "../../components/nats/nkeys";
+import { NKEY_ROTATED_AT, NKEY_ROTATION_MARK } from "../../components/nats/nkey-secret";
+import { NatsServer } from "./real-nats";
+import { podNetwork } from "./pod-network";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const STACK = "rollout";
@@ -36,6 +42,17 @@ const podIp = podAddress;
 const auth = (key: string) => Buffer.from(`$oauthtoken:${key}`).toString("base64");
 /** The kid migration 03 made at install. */
 const INSTALLED_KID = "fa85bab2-fccd-11f0-b875-82c3b2df389e";
+/** The shared worker NKey the nats chart made at install. */
+const CHART_NKEY = userNkey();
+/** The Deployments that log in to NATS with it, in the order the rotation restarts them. */
+const NKEY_READERS = [
+    ["nats-system", "nvcf-nats-auth-callout-service"],
+    ["nvcf", "nvcf-api"],
+    ["nvcf", "invocation"],
+    ["nvcf", "grpc-proxy"],
+    ["sis", "sis-api"],
+    ["nats-system", "nats-box"],
+] as const;
 
 const { tools, missing } = findTools();
 const skip =
@@ -63,6 +80,12 @@ function stackConfig(rootToken: string) {
                 // And those that read the master encryption keys.
                 "ess-api": { values: { e2eDeployment: "ess-api-deployment" } },
                 "api-keys": { values: { e2eDeployment: "api-keys" } },
+                // And those that log in to NATS with the shared NKey; the nats chart's Secret holds it.
+                "nats-auth-callout-service": { values: { e2eDeployment: "nvcf-nats-auth-callout-service" } },
+                "invocation-service": { values: { e2eDeployment: "invocation" } },
+                "grpc-proxy": { values: { e2eDeployment: "grpc-proxy" } },
+                sis: { values: { e2eDeployment: "sis-api" } },
+                nats: { values: { e2eDeployment: "nats-box", e2eNkey: { seed: CHART_NKEY.seed, pub: CHART_NKEY.publicKey } } },
             },
             checks: { preflight: { enabled: false }, healthGate: { enabled: false } },
             // A replaced real member takes up to the grace period (10 s, then SIGKILL) to stop, then starts and unseals.
@@ -78,6 +101,8 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     let cli: PulumiCli;
     let work = "";
     let pods: OpenBaoPods;
+    let nats: NatsServer;
+    let natsNetwork: http.Server | undefined;
 
     const uids = () => pods.kubelet.uids();
     let nvcfKubelet: PodKubelet;
@@ -128,7 +153,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             "replicaset-controller",
         ]);
         kube = new Kube(cluster.kubeconfig);
-        nvcfKubelet = new PodKubelet(kube, ["nvcf", "ess", "api-keys"]);
+        nvcfKubelet = new PodKubelet(kube, ["nvcf", "ess", "api-keys", "nats-system", "sis"]);
         void (async () => {
             while (!stopped) {
                 await nvcfKubelet.tick().catch((err: unknown) => kubeletErrors.push(String(err)));
@@ -138,7 +163,8 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         // The Envoy Gateway controller's namespace is a prerequisite the stack never creates.
         await kube.request("POST", "/api/v1/namespaces", { metadata: { name: "envoy-gateway-system" } });
         pods = new OpenBaoPods(tools!, work, kube, NS, podIp!);
-        await pods.start();
+        nats = new NatsServer(tools!.natsServer, fs.mkdtempSync(path.join(work, "nats-")), ["APP"], 14222, 18222);
+        await Promise.all([pods.start(), nats.start()]);
         // Migrations 09 and 20 at install: the kv-v2 mounts, and the sidecar credential the stack's key makes, written once.
         for (const t of Object.values(SIDECAR_PULL_SECRET)) {
             assert.equal((await pods.bao.root("POST", `sys/mounts/${t.mount}`, { type: "kv", options: { version: "2" } })).status, 204);
@@ -163,6 +189,17 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             private_jwks: jwks(),
         };
         assert.equal((await pods.bao.root("POST", mek, { data: keys })).status, 200);
+        // And the nats chart's NKey Secret, copied into both places.
+        const nkey = { key: CHART_NKEY.seed, public_key: CHART_NKEY.publicKey };
+        assert.equal((await pods.bao.root("POST", `${NATS_CREDS.mount}/data/${NATS_CREDS.key}`, { data: nkey })).status, 200);
+        const callout = {
+            nkey_seed: "SUCALLOUT",
+            nkey_signature: "SACALLOUT",
+            shared_worker_nkey_pub: CHART_NKEY.publicKey,
+            shared_worker_account: "APP",
+        };
+        const at = `${NATS_AUTH_CALLOUT_CREDS.mount}/data/${NATS_AUTH_CALLOUT_CREDS.key}`;
+        assert.equal((await pods.bao.root("POST", at, { data: callout })).status, 200);
 
         ({ cli } = await userCheckout({
             repo: REPO,
@@ -178,6 +215,8 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     after(async () => {
         stopped = true;
         if (process.env.E2E_LOG && cli) fs.writeFileSync(process.env.E2E_LOG, cli.log.join("\n\n"));
+        await new Promise((r) => (natsNetwork ? natsNetwork.close(r) : r(undefined)));
+        await nats?.stop();
         await pods?.stop();
         await cluster?.stop();
         // The cluster is this test's own: nothing to destroy on it, it goes with its directory.
@@ -480,6 +519,146 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             const again = await cli.run(["up", "--yes", "--skip-preview"]);
             assert.doesNotMatch(again.stdout + again.stderr, /is the current MEK|restarting deployment/);
             assert.equal((await kids()).all.length, 2, "no second key");
+            assert.deepEqual(kubeletErrors, []);
+        },
+    );
+
+    it(
+        "the shared NATS NKey after the switch to token: refused while a worker holds it; up writes the Secret, then OpenBao, restarts the callout first; a held restart is finished by the next up; a nats upgrade keeps the key",
+        { timeout: 10 * MIN },
+        async () => {
+            // nats-0: the NATS server's pod, which the API server's pod proxy reaches at the real nats-server's monitoring port.
+            const created = await kube.request("POST", `/api/v1/namespaces/${NATS.namespace}/pods`, {
+                metadata: { name: "nats-0" },
+                spec: {
+                    containers: [
+                        { name: NATS.container, image: "nats", ports: [{ name: NATS.monitorPortName, containerPort: NATS.monitorPort }] },
+                    ],
+                },
+            });
+            assert.equal(created.status, 201, created.text);
+            const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+            const status = await kube.request(
+                "PATCH",
+                `/api/v1/namespaces/${NATS.namespace}/pods/nats-0/status`,
+                {
+                    status: {
+                        phase: "Running",
+                        podIP: podIp,
+                        podIPs: [{ ip: podIp }],
+                        startTime: now,
+                        conditions: [{ type: "Ready", status: "True" }],
+                    },
+                },
+                "application/merge-patch+json",
+            );
+            assert.equal(status.status, 200, status.text);
+            natsNetwork = await podNetwork(podIp!, NATS.monitorPort, (pod) =>
+                pod === "nats-0" ? `http://127.0.0.1:${nats.monitorPort}` : undefined,
+            );
+            nats.appUsers = [`{ nkey: "${CHART_NKEY.publicKey}" }`];
+            await nats.reload();
+            // A worker started before the switch: it logged in with the shared key, named as NVIDIA's worker library names it.
+            const oldWorker = await nats.connectNkey(CHART_NKEY.seed, "worker_fv1_instance1");
+            const secretKey = async () => {
+                const s = await kube.get<any>(`/api/v1/namespaces/${NATS.namespace}/secrets/${NKEY_SECRET.name}`);
+                const field = (k: string) => Buffer.from(s.data[k], "base64").toString();
+                const annotations = s.metadata.annotations ?? {};
+                return {
+                    seed: field(NKEY_SECRET.seed),
+                    publicKey: field(NKEY_SECRET.publicKey),
+                    mark: annotations[NKEY_ROTATION_MARK],
+                    rotatedAt: annotations[NKEY_ROTATED_AT],
+                };
+            };
+            assert.equal((await secretKey()).publicKey, CHART_NKEY.publicKey, "the chart made the Secret");
+
+            // The operations' first step: the switch to token mode.
+            await cli.run(["config", "set", "--path", "controlPlane.nats.workerAuth", "token"]);
+            // The CLI takes the URL for a secret unless told it is not.
+            await cli.run([
+                "config",
+                "set",
+                "--plaintext",
+                "--path",
+                "controlPlane.nats.authCallout.workerTokenAuth.webhookUrl",
+                "http://api.nvcf.svc.cluster.local:8080/v2/nvcf/webhook/nats-auth",
+            ]);
+            await cli.run(["up", "--yes", "--skip-preview"]);
+
+            await cli.run(["config", "set", "--path", "credentialRotation.natsNkeyRotations", "1"]);
+            const preview = await cli.run(["preview", "--diff"]);
+            assert.match(preview.stdout, /~ pulumi-nodejs:dynamic\/nvcf:NatsNkeyRotation: \(update\)/);
+            const refused = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+            assert.notEqual(refused.code, 0);
+            assert.match(
+                refused.stdout + refused.stderr,
+                /1 worker connection\(s\) may still hold the shared NKey, and a new key would cut them off: worker_fv1_instance1 on nats-0/,
+            );
+            assert.equal((await secretKey()).publicKey, CHART_NKEY.publicKey, "nothing written");
+
+            oldWorker.close();
+            await waitFor("the worker gone from nats-0", async () => {
+                const res = await kube.request("GET", `/api/v1/namespaces/${NATS.namespace}/pods/nats-0:${NATS.monitorPort}/proxy/connz`);
+                return !res.text.includes("worker_fv1_instance1");
+            });
+            // The auth callout's new pods never turn Ready: up writes the key, restarts the callout and stops there.
+            nvcfKubelet.hold = true;
+            const stuck = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+            assert.notEqual(stuck.code, 0);
+            assert.match(
+                stuck.stdout + stuck.stderr,
+                /the NATS NKey rotation: the credential is written, but deployment nats-system\/nvcf-nats-auth-callout-service has not rolled out after 15 s/,
+            );
+            const rotated = await secretKey();
+            assert.notEqual(rotated.publicKey, CHART_NKEY.publicKey);
+            assert.equal(rotated.mark, "1");
+            const stored = async (p: string) =>
+                ((await pods.bao.root("GET", p)).body as { data: { data: Record<string, string> } }).data.data;
+            assert.deepEqual(await stored(`${NATS_CREDS.mount}/data/${NATS_CREDS.key}`), {
+                key: rotated.seed,
+                public_key: rotated.publicKey,
+            });
+            const callout = await stored(`${NATS_AUTH_CALLOUT_CREDS.mount}/data/${NATS_AUTH_CALLOUT_CREDS.key}`);
+            assert.equal(callout.shared_worker_nkey_pub, rotated.publicKey);
+            assert.equal(callout.nkey_seed, "SUCALLOUT", "the callout's own fields kept");
+
+            nvcfKubelet.hold = false;
+            const finished = await cli.run(["up", "--yes", "--skip-preview"]);
+            const out = finished.stdout + finished.stderr;
+            assert.deepEqual(await secretKey(), rotated, "the stopped run's key, not a second one");
+            const order = NKEY_READERS.slice(1).map(([ns, d]) => out.indexOf(`restarting deployment ${ns}/${d}:`));
+            assert.ok(
+                order.every((i, k) => i >= 0 && (k === 0 || order[k - 1] < i)),
+                `restart order: ${order.join(", ")}\n${out}`,
+            );
+            const calloutSets = await kube.get<any>(
+                `/apis/apps/v1/namespaces/nats-system/replicasets?labelSelector=app.kubernetes.io%2Fname%3Dnvcf-nats-auth-callout-service`,
+            );
+            // Its old pods still ran while the new ones waited; the same restartedAt stamp again starts nothing new.
+            assert.equal(calloutSets?.items?.length, 2, "the callout restarted once, by the stopped run");
+            for (const [ns, d] of NKEY_READERS) {
+                const pods = await kube.get<any>(`/api/v1/namespaces/${ns}/pods?labelSelector=app.kubernetes.io%2Fname%3D${d}`);
+                const live = (pods?.items ?? []).filter((p: any) => !p.metadata.deletionTimestamp);
+                const written = Math.floor(Date.parse(rotated.rotatedAt) / 1000) * 1000;
+                assert.equal(live.length, 2, `${ns}/${d}`);
+                assert.ok(
+                    live.every((p: any) => Date.parse(p.status.startTime) >= written),
+                    `${ns}/${d}: every pod started after the key was written`,
+                );
+            }
+            await cli.run(["preview", "--expect-no-changes"]);
+
+            // A Helm upgrade of nats renders the Secret from lookup: the rotated key and its mark stay.
+            await cli.run(["config", "set", "--path", 'controlPlane.nats.podAnnotations["example.com/revision"]', "2", "--type", "string"]);
+            const upgraded = await cli.run(["up", "--yes", "--skip-preview"]);
+            assert.doesNotMatch(upgraded.stdout + upgraded.stderr, /restarting deployment/);
+            assert.deepEqual(await secretKey(), rotated);
+            // What the callout now accepts: the new seed logs in, the old is refused.
+            nats.appUsers = [`{ nkey: "${rotated.publicKey}" }`];
+            await nats.reload();
+            (await nats.connectNkey(rotated.seed, "nvcf-api")).close();
+            await assert.rejects(nats.connectNkey(CHART_NKEY.seed, "nvcf-api"), /Authorization Violation/);
             assert.deepEqual(kubeletErrors, []);
         },
     );

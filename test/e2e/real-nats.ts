@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
+import * as crypto from "node:crypto";
 import * as net from "node:net";
 import * as path from "node:path";
+import { ed25519PrivateKey, userNkey } from "../../components/nats/nkeys";
+import { rawSeed } from "../support/nkey-seed";
 import { stopProcess, stopWithThisProcess } from "./cluster";
 
 /**
@@ -11,6 +14,8 @@ import { stopProcess, stopWithThisProcess } from "./cluster";
  */
 export class NatsServer {
     private proc?: ChildProcess;
+    /** More users of the APP account, as nats.conf entries (`{ nkey: "U…" }`): set them, then reload(). */
+    appUsers: string[] = [];
 
     constructor(
         private readonly bin: string,
@@ -20,11 +25,10 @@ export class NatsServer {
         readonly monitorPort: number,
     ) {}
 
-    async start(): Promise<void> {
+    private writeConfig(): string {
         const config = path.join(this.dir, "nats.conf");
-        const accounts = this.accounts
-            .map((a) => `  ${a}: { jetstream: enabled, users: [ { user: "${a}", password: "${a}" } ] }`)
-            .join("\n");
+        const users = (a: string) => [`{ user: "${a}", password: "${a}" }`, ...(a === "APP" ? this.appUsers : [])].join(", ");
+        const accounts = this.accounts.map((a) => `  ${a}: { jetstream: enabled, users: [ ${users(a)} ] }`).join("\n");
         fs.writeFileSync(
             config,
             [
@@ -39,6 +43,18 @@ export class NatsServer {
                 "",
             ].join("\n"),
         );
+        return config;
+    }
+
+    /** nats-server reloads its configuration on SIGHUP: new users log in, removed ones are refused from then on. */
+    async reload(): Promise<void> {
+        this.writeConfig();
+        this.proc?.kill("SIGHUP");
+        await new Promise((r) => setTimeout(r, 500));
+    }
+
+    async start(): Promise<void> {
+        const config = this.writeConfig();
         const out = fs.openSync(path.join(this.dir, "nats.log"), "a");
         this.proc = stopWithThisProcess(spawn(this.bin, ["-c", config], { stdio: ["ignore", out, out] }));
         fs.closeSync(out);
@@ -59,7 +75,12 @@ export class NatsServer {
 
     /** A client connection as one account's user. */
     connect(account: string): Promise<NatsClient> {
-        return NatsClient.connect(this.port, account, account);
+        return NatsClient.connect(this.port, { user: account, pass: account });
+    }
+
+    /** A client connection that logs in with a user NKey's seed (`SU…`), named as a NATS client names itself. */
+    connectNkey(seed: string, name: string): Promise<NatsClient> {
+        return NatsClient.connect(this.port, { seed }, name);
     }
 
     private monitorAnswers(): Promise<boolean> {
@@ -80,8 +101,9 @@ export class NatsServer {
 export class NatsClient {
     private buffer = Buffer.alloc(0);
     private waiting: ((payload: string) => void)[] = [];
-    private pong?: () => void;
+    private pong?: { resolve: () => void; reject: (err: Error) => void };
     private inbox = 0;
+    private info?: (info: { nonce?: string }) => void;
 
     private constructor(private readonly socket: net.Socket) {
         socket.on("data", (d: Buffer) => {
@@ -90,21 +112,32 @@ export class NatsClient {
         });
     }
 
-    static async connect(port: number, user: string, pass: string): Promise<NatsClient> {
+    /** Logs in with a user and password, or with an NKey: its public key and the server's nonce signed with its seed. */
+    static async connect(port: number, auth: { user: string; pass: string } | { seed: string }, name?: string): Promise<NatsClient> {
         const socket = net.connect(port, "127.0.0.1");
         await new Promise<void>((resolve, reject) => {
             socket.once("connect", () => resolve());
             socket.once("error", reject);
         });
         const client = new NatsClient(socket);
-        socket.write(`CONNECT ${JSON.stringify({ verbose: false, pedantic: false, user, pass, headers: false })}\r\n`);
+        const info = await new Promise<{ nonce?: string }>((resolve) => (client.info = resolve));
+        let credentials: object = auth;
+        if ("seed" in auth) {
+            const raw = rawSeed(auth.seed);
+            const sig = crypto.sign(null, Buffer.from(info.nonce ?? ""), ed25519PrivateKey(raw)).toString("base64url");
+            credentials = { nkey: userNkey(raw).publicKey, sig };
+        }
+        socket.write(
+            `CONNECT ${JSON.stringify({ verbose: false, pedantic: false, headers: false, ...(name ? { name } : {}), ...credentials })}\r\n`,
+        );
         await client.ping();
         return client;
     }
 
+    /** Resolves on PONG; rejects on the server's -ERR (e.g. 'Authorization Violation'). */
     ping(): Promise<void> {
-        return new Promise((resolve) => {
-            this.pong = resolve;
+        return new Promise((resolve, reject) => {
+            this.pong = { resolve, reject };
             this.socket.write("PING\r\n");
         });
     }
@@ -151,8 +184,9 @@ export class NatsClient {
             }
             this.buffer = this.buffer.subarray(eol + 2);
             if (line === "PING") this.socket.write("PONG\r\n");
-            else if (line === "PONG") this.pong?.();
-            else if (line.startsWith("-ERR")) throw new Error(`nats: ${line}`);
+            else if (line === "PONG") this.pong?.resolve();
+            else if (line.startsWith("INFO ")) this.info?.(JSON.parse(line.slice(5)));
+            else if (line.startsWith("-ERR")) this.pong?.reject(new Error(`nats: ${line}`));
         }
     }
 }

@@ -19,12 +19,23 @@ import * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { OPENBAO, OPENBAO_API, ADMIN_ISSUER_GRANT_PATHS, MEK_STORED_DATA, SIDECAR_PULL_SECRET } from "../../components/contracts/openbao";
+import {
+    OPENBAO,
+    OPENBAO_API,
+    ADMIN_ISSUER_GRANT_PATHS,
+    MEK_STORED_DATA,
+    NATS_AUTH_CALLOUT_CREDS,
+    NATS_CREDS,
+    SIDECAR_PULL_SECRET,
+} from "../../components/contracts/openbao";
+import { userNkey } from "../../components/nats/nkeys";
+import { NkeyRotationProvider, type NkeyRotationInputs } from "../../components/openbao/nkey-rotation-resource";
+import { NKEY_ROTATION_MARK } from "../../components/nats/nkey-secret";
 import { newJwk } from "../../components/openbao/mek";
 import { MEK_ROTATION_MARK, MekRotationProvider, type MekRotationInputs } from "../../components/openbao/mek-rotation-resource";
 import { KvCredentialProvider, type KvCredentialInputs } from "../../components/openbao/kv-credential-resource";
 import { OPENBAO_REACH } from "../support/openbao-reach";
-import { JSZ_STORAGE, NATS } from "../../components/contracts/nats";
+import { JSZ_STORAGE, NATS, NKEY_SECRET, WORKER_CONNECTION_PREFIX } from "../../components/contracts/nats";
 import * as checks from "../../components/health/checks";
 import { httpKube, type Kube as ProgramKube } from "../../lib/kubernetes/client";
 import { openBaoMembers } from "../../components/openbao/access";
@@ -35,7 +46,7 @@ import { findTools } from "../../scripts/e2e/tools";
 import { statusCli } from "../../scripts/status/cli";
 import { Kube, LocalCluster, podAddress } from "./cluster";
 import { BaoCluster } from "./real-openbao";
-import { NatsServer, type NatsClient } from "./real-nats";
+import { NatsClient, NatsServer } from "./real-nats";
 import { OpenBaoPods } from "./openbao-pods";
 import { podNetwork } from "./pod-network";
 import { JWT_PLUGIN, migration10, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
@@ -84,6 +95,19 @@ function openbaoStatefulSet(revision: string) {
             },
         },
     };
+}
+
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+const unb64 = (s: string) => Buffer.from(s, "base64").toString("utf8");
+
+function fetchJson(url: string): Promise<any> {
+    return new Promise((resolve, reject) => {
+        http.get(url, (res) => {
+            let text = "";
+            res.on("data", (d) => (text += d));
+            res.on("end", () => resolve(JSON.parse(text)));
+        }).on("error", reject);
+    });
 }
 
 async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 2 * MIN): Promise<void> {
@@ -500,6 +524,95 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
                         `an unversioned plugin \\(SHA-256 ${sha.slice(0, 12)}\\); existing mounts keep their plugin`,
                 ),
             );
+        },
+    );
+
+    it(
+        "NATS NKey rotation: refused while a worker holds the key on the real NATS; then the Secret and OpenBao get a key the real server accepts",
+        { timeout: 3 * MIN },
+        async () => {
+            const chart = userNkey();
+            const secret = await kube.request("POST", `/api/v1/namespaces/${NATS.namespace}/secrets`, {
+                apiVersion: "v1",
+                kind: "Secret",
+                metadata: { name: NKEY_SECRET.name },
+                data: { [NKEY_SECRET.seed]: b64(chart.seed), [NKEY_SECRET.publicKey]: b64(chart.publicKey) },
+            });
+            assert.equal(secret.status, 201, secret.text);
+            // Migrations 02 and 03: the kv-v2 mount (made already if the MEK case ran) and the Secret copied into both places.
+            const mount = await bao.root("POST", `sys/mounts/${NATS_CREDS.mount}`, { type: "kv", options: { version: "2" } });
+            assert.ok(mount.status === 204 || mount.status === 400, mount.text);
+            const creds = `${NATS_CREDS.mount}/data/${NATS_CREDS.key}`;
+            const callout = `${NATS_AUTH_CALLOUT_CREDS.mount}/data/${NATS_AUTH_CALLOUT_CREDS.key}`;
+            await until("the mount upgraded to kv-v2", async () => (await bao.root("GET", creds)).status !== 400);
+            assert.equal((await bao.root("POST", creds, { data: { key: chart.seed, public_key: chart.publicKey } })).status, 200);
+            const calloutOwn = { nkey_seed: "SUCALLOUTSEED", nkey_signature: "SACALLOUTSIGNATURE", shared_worker_account: "APP" };
+            assert.equal(
+                (await bao.root("POST", callout, { data: { ...calloutOwn, shared_worker_nkey_pub: chart.publicKey } })).status,
+                200,
+            );
+
+            // The APP account takes the shared key (the callout's check of shared_worker_nkey_pub) and a token worker's user.
+            nats.appUsers = [`{ nkey: "${chart.publicKey}" }`, `{ user: "worker-fv2", password: "token" }`];
+            await nats.reload();
+            const oldWorker = await nats.connectNkey(chart.seed, `${WORKER_CONNECTION_PREFIX}fv1_instance1`);
+            const tokenWorker = await NatsClient.connect(
+                nats.port,
+                { user: "worker-fv2", pass: "token" },
+                `${WORKER_CONNECTION_PREFIX}fv2_i2`,
+            );
+            const service = await nats.connectNkey(chart.seed, "nvcf-api");
+
+            const provider = new NkeyRotationProvider({ kube: program, pollMs: 100, say: () => undefined });
+            const inputs = (rotation: number): NkeyRotationInputs => ({
+                ...OPENBAO_REACH,
+                rotation,
+                workerAuth: "token",
+                force: false,
+                // OpenBao's and NATS's side: the readers' restarts run in test/nkey-rotation.test.ts against the fake Deployments.
+                readers: [],
+                timeoutSeconds: 10,
+                pollSeconds: 1,
+            });
+            await assert.rejects(
+                provider.update("id", (await provider.create(inputs(0))).outs!, inputs(1)),
+                /1 worker connection\(s\) may still hold the shared NKey.*: worker_fv1_instance1 on nats-0 from 127\.0\.0\.1 since .* \(logged in with the shared NKey\); nothing was written/,
+            );
+            const key = async () => {
+                const s = (await kube.request("GET", `/api/v1/namespaces/${NATS.namespace}/secrets/${NKEY_SECRET.name}`)).body;
+                return { seed: unb64(s.data[NKEY_SECRET.seed]), publicKey: unb64(s.data[NKEY_SECRET.publicKey]), s };
+            };
+            assert.equal((await key()).publicKey, chart.publicKey);
+
+            oldWorker.close();
+            service.close();
+            await until("the worker gone from /connz", async () => {
+                const connz = await fetchJson(`http://127.0.0.1:${nats.monitorPort}/connz`);
+                return !connz.connections.some((c: { name?: string }) => c.name === `${WORKER_CONNECTION_PREFIX}fv1_instance1`);
+            });
+            const { outs } = await provider.update(
+                "id",
+                { ...inputs(0), publicKey: chart.publicKey, rotatedAt: "", restarted: [] },
+                inputs(1),
+            );
+            const rotated = await key();
+            assert.notEqual(rotated.publicKey, chart.publicKey);
+            assert.equal(outs!.publicKey, rotated.publicKey);
+            assert.equal(rotated.s.metadata.annotations[NKEY_ROTATION_MARK], "1");
+            const stored = async (p: string) => ((await bao.root("GET", p)).body as { data: { data: Record<string, string> } }).data.data;
+            assert.deepEqual(await stored(creds), { key: rotated.seed, public_key: rotated.publicKey });
+            assert.deepEqual(await stored(callout), { ...calloutOwn, shared_worker_nkey_pub: rotated.publicKey });
+
+            // The callout accepts what OpenBao now holds: the new seed logs in, the old one is refused.
+            nats.appUsers = [`{ nkey: "${rotated.publicKey}" }`, `{ user: "worker-fv2", password: "token" }`];
+            await nats.reload();
+            (await nats.connectNkey(rotated.seed, "nvcf-api")).close();
+            await assert.rejects(nats.connectNkey(chart.seed, "nvcf-api"), /Authorization Violation/);
+            tokenWorker.close();
+
+            const again = await provider.update("id", outs!, inputs(1));
+            assert.equal((await key()).s.metadata.resourceVersion, rotated.s.metadata.resourceVersion, "the rerun wrote nothing");
+            assert.deepEqual(again.outs!.restarted, []);
         },
     );
 
