@@ -35,11 +35,41 @@ export function secretFormProblems(key: SecretKey, text: string): ConfigProblem[
     if (ONE_LINE.includes(key)) {
         // eslint-disable-next-line no-control-regex -- finding control characters is the point
         const bad = /[\u0000-\u001f\u007f]/.exec(text);
-        if (!bad) return [];
-        return [{ key: at, message: `must be one line without control characters; ${describeAt(text, bad.index)}` }];
+        if (bad) return [{ key: at, message: `must be one line without control characters; ${describeAt(text, bad.index)}` }];
+        return key === "cassandraPassword" ? cassandraPasswordProblems(at, text) : [];
     }
     if (key === "kubeconfig") return kubeconfigProblems(at, text);
     if (key === "computePlaneKubeconfigs") return kubeconfigMapProblems(at, text);
+    return [];
+}
+
+/**
+ * The characters NVIDIA's migrations cannot carry in the Cassandra password. OpenBao's migrations
+ * write it with `bao kv put <path> username=… password=$value`, unquoted: whitespace splits it,
+ * `*`, `?` and `[` are globbed, and a value starting with `@` is read from a file of that name
+ * (`migrations/openbao/migrations/utils/functions.sh`, `write_secrets_kv`). The Cassandra
+ * migrations put it in `CREATE ROLE … password = '${SERVICE_ROLE_PASSWORD}'`, where `'` ends the
+ * string; the services' agent templates put it in JSON unescaped, where `"` and `\` break it.
+ */
+const CASSANDRA_PASSWORD_BREAKERS: readonly [RegExp, string][] = [
+    [/\s/, "whitespace, which splits the value where OpenBao's migrations write it (unquoted `bao kv put`)"],
+    [/[*?[]/, "a glob character (* ? [), which the same unquoted line expands"],
+    [/'/, "a single quote, which ends the string of the roles' CQL (`password = '…'`)"],
+    [/["\\]/, "a double quote or a backslash, which break the JSON the services' agent templates render"],
+];
+
+function cassandraPasswordProblems(at: string, text: string): ConfigProblem[] {
+    const allowed =
+        "letters, digits and punctuation other than ' \" \\ * ? [; not starting with @ (the generated one, when unset, is 32 letters and digits)";
+    if (text.startsWith("@")) {
+        return [
+            { key: at, message: "must not start with @: OpenBao's migrations would read the password from a file of that name", allowed },
+        ];
+    }
+    for (const [re, what] of CASSANDRA_PASSWORD_BREAKERS) {
+        const bad = re.exec(text);
+        if (bad) return [{ key: at, message: `holds ${what}, at column ${bad.index + 1}`, allowed }];
+    }
     return [];
 }
 

@@ -88,6 +88,24 @@ describe("no secret in any message", () => {
         assert.deepEqual(secretFormProblems("computePlaneKubeconfigs", JSON.stringify({ "gpu-a": kubeconfig })), []);
         assert.deepEqual(secretFormProblems("nvcfAdminToken", "eyJhbGciOi.eyJzdWIi.c2ln"), []);
         assert.deepEqual(secretFormProblems("ngcApiKey", "nvapi-abc def"), []);
-        assert.deepEqual(secretFormProblems("cassandraPassword", "p@ss w0rd!"), []);
+        assert.deepEqual(secretFormProblems("cassandraPassword", "p@ss-w0rd!"), []);
+    });
+
+    test("the Cassandra password: each character NVIDIA's migrations cannot carry is refused, by position, never shown", () => {
+        const refused = (password: string) => secretFormProblems("cassandraPassword", password).map((p) => p.message);
+        assert.deepEqual(refused("p@ss w0rd!"), [
+            "holds whitespace, which splits the value where OpenBao's migrations write it (unquoted `bao kv put`), at column 5",
+        ]);
+        assert.match(
+            refused("it's")[0],
+            /^holds a single quote, which ends the string of the roles' CQL \(`password = '…'`\), at column 3$/,
+        );
+        assert.match(refused('a"b')[0], /^holds a double quote or a backslash/);
+        assert.match(refused("a\\b")[0], /^holds a double quote or a backslash/);
+        assert.match(refused("pass*")[0], /^holds a glob character/);
+        assert.deepEqual(refused("@secret"), [
+            "must not start with @: OpenBao's migrations would read the password from a file of that name",
+        ]);
+        assert.ok(!JSON.stringify(secretFormProblems("cassandraPassword", `x'${MARK}`)).includes(MARK));
     });
 });
