@@ -224,6 +224,17 @@ describe("NkeyRotationProvider: the control-plane operations' rotation as a reso
         assert.match(down.failures![0].reason, /natsNkeyRotations went from 2 to 1: a rotation is not undone/);
     });
 
+    test("a Secret that is not a key: a rotation stops naming it with nothing written; at 0 up goes on", async () => {
+        const { kube, provider, baoWrites } = world();
+        kube.secret!.data["user.key"] = Buffer.from("not a seed").toString("base64");
+        await assert.rejects(
+            provider.update("id", {} as NkeyRotationOutputs, inputs(1)),
+            /^Error: the NATS NKey rotation: secret nats-system\/nats-nkeys does not hold a user NKey \(user\.key SU…, user\.pub U…\); nothing was written$/,
+        );
+        assert.equal(baoWrites(), 0);
+        assert.deepEqual((await provider.create(inputs(0))).outs!.restarted, []);
+    });
+
     test("refresh reads the Secret's key: a hand change shows as a changed public key", async () => {
         const { kube, provider } = world();
         const { outs } = await provider.create(inputs(0));

@@ -114,7 +114,8 @@ export class NkeyRotationProvider implements pulumi.dynamic.ResourceProvider<Nke
 
     async read(id: string, props?: NkeyRotationOutputs): Promise<pulumi.dynamic.ReadResult<NkeyRotationOutputs>> {
         if (!props) throw new Error("importing a NATS NKey rotation is not supported; declare it instead");
-        const secret = await readNkeySecret(await this.kube(props));
+        // A Secret that is gone or not a key leaves the recorded outputs: the next rotation says what is wrong with it.
+        const secret = await readNkeySecret(await this.kube(props)).catch(() => undefined);
         return { id, props: secret ? { ...props, publicKey: secret.publicKey, rotatedAt: secret.rotatedAt } : props };
     }
 
@@ -130,11 +131,17 @@ export class NkeyRotationProvider implements pulumi.dynamic.ResourceProvider<Nke
 
     private async apply(inputs: NkeyRotationInputs): Promise<NkeyRotationOutputs> {
         const kube = await this.kube(inputs);
-        let secret = await readNkeySecret(kube).catch((err: unknown) => {
+        const untouched = { ...inputs, publicKey: "", rotatedAt: "", restarted: [] };
+        let secret: NkeySecret | undefined;
+        try {
+            secret = await readNkeySecret(kube);
+        } catch (err) {
+            // Nothing asked for and nothing rotated before that could be read: no reason to stop an up.
+            if (inputs.rotation === 0) return untouched;
             throw new Error(`${WHAT}: ${(err as Error).message}; nothing was written`, { cause: err });
-        });
+        }
         if (!secret) {
-            if (inputs.rotation === 0) return { ...inputs, publicKey: "", rotatedAt: "", restarted: [] };
+            if (inputs.rotation === 0) return untouched;
             throw new Error(`${WHAT}: ${SECRET_NAME} does not exist, so there is no key to rotate; the nats release makes it at install`);
         }
         if (inputs.rotation > secret.mark) {
