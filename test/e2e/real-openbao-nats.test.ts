@@ -636,6 +636,13 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
                 );
                 return { code, out };
             };
+            // The earlier cases restart members; this one starts from every member up and unsealed (a CI run once found
+            // openbao-server-0 refusing connections here, seconds after the rollout case had seen all three unsealed).
+            const members = programMembers();
+            await until("every member answers, unsealed", async () => {
+                const health = await Promise.all(bao.names.map((n) => members.health(n).catch(() => undefined)));
+                return health.every((h) => h !== undefined && !h.sealed);
+            });
             const healthy = await status();
             assert.match(healthy.out, /^control plane +openbao +ok +OpenBao is initialised and unsealed$/m, healthy.out);
             await bao.restart(OPENBAO.pod);
