@@ -9,7 +9,7 @@ import { OPENBAO_API } from "../contracts/openbao";
 import { excerpt, httpRequest, type TlsOptions } from "../../lib/http/client";
 import { failed, type CheckResult } from "./check-result";
 import { adminRouteAtEdge, EDGE_CHECK, type EdgeRouteProbe } from "./edge-check";
-import { NKEY_CHECK, sharedNkeyHolders } from "./nats-nkey-check";
+import { sharedNkeyHolders } from "./nats-nkey-check";
 
 export { failed, type CheckResult } from "./check-result";
 import { getObject, listItems, type Kube } from "../../lib/kubernetes/client";
@@ -504,18 +504,7 @@ export async function health(kube: Kube, spec: HealthSpec): Promise<CheckResult[
         );
     if (spec.adminRouteAtEdge)
         results.push(...(await guarded(EDGE_CHECK, "kubectl get gateway -A", () => adminRouteAtEdge(kube, spec.adminRouteAtEdge!))));
-    if (spec.sharedNkey) {
-        // Information only: a read that throws is inconclusive, never a failure of the gate.
-        results.push(
-            await sharedNkeyHolders(kube).catch((err: unknown) => ({
-                name: NKEY_CHECK,
-                ok: false,
-                inconclusive: true,
-                detail: `the shared NKey's holders could not be looked for: ${err instanceof Error ? err.message : String(err)}`,
-                fix: "kubectl -n nats-system get secret nats-nkeys",
-            })),
-        );
-    }
+    if (spec.sharedNkey) results.push(await sharedNkeyHolders(kube));
     return results;
 }
 

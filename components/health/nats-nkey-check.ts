@@ -1,6 +1,6 @@
 import type { Kube } from "../../lib/kubernetes/client";
-import { NATS } from "../contracts/nats";
-import { NKEY_SECRET_NAME, readNkeySecret } from "../nats/nkey-secret";
+import { NATS, NKEY_SECRET } from "../contracts/nats";
+import { NKEY_SECRET_NAME, readNkeySecret, type NkeySecret } from "../nats/nkey-secret";
 import { workersHoldingKey } from "../nats/workers";
 import type { CheckResult } from "./check-result";
 
@@ -15,7 +15,17 @@ export const NKEY_CHECK = "nats-shared-nkey";
 const inconclusive = (detail: string, fix: string): CheckResult => ({ name: NKEY_CHECK, ok: false, inconclusive: true, detail, fix });
 
 export async function sharedNkeyHolders(kube: Kube): Promise<CheckResult> {
-    const secret = await readNkeySecret(kube);
+    let secret: NkeySecret | undefined;
+    try {
+        secret = await readNkeySecret(kube);
+    } catch (err) {
+        // Information only: a read that throws is inconclusive, never a failure of the gate.
+        const reason = err instanceof Error ? err.message : String(err);
+        return inconclusive(
+            `the shared NKey's holders could not be looked for: ${reason}`,
+            `kubectl -n ${NATS.namespace} get secret ${NKEY_SECRET.name}`,
+        );
+    }
     if (!secret) {
         return inconclusive(
             `${NKEY_SECRET_NAME} does not exist, so the shared NKey's holders were not looked for`,
