@@ -38,11 +38,12 @@ export class OpenBaoKubelet {
             if (!this.bao.names.includes(name) || pod.metadata.deletionTimestamp) continue;
             const before = this.seen.get(name);
             if (before !== pod.metadata.uid) {
-                if (before !== undefined) {
-                    await this.bao.restart(name);
-                    this.replacements.push({ name, revision: pod.metadata.labels?.["controller-revision-hash"] });
-                }
+                // Seen before the restart: a kubelet starts a pod's containers once, so a restart that fails is not tried again.
                 this.seen.set(name, pod.metadata.uid);
+                if (before !== undefined) {
+                    this.replacements.push({ name, revision: pod.metadata.labels?.["controller-revision-hash"] });
+                    await this.bao.restart(name);
+                }
             }
             if (pod.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True")) continue;
             const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");

@@ -95,6 +95,41 @@ export class OpenBaoPods {
         this.leaderAtRestart.set(name, await this.bao.leader());
         this.events.push(`restart ${name}`);
         await this.bao.restart(name);
-        if (!this.staysSealed.has(name)) await this.unseal(name);
+        if (this.staysSealed.has(name)) return;
+        // As the auto-unseal sidecar does: it tries again until the member is unsealed (or the suite stops).
+        for (let attempt = 1; ; attempt++) {
+            try {
+                return await this.unseal(name);
+            } catch (err) {
+                this.errors.push(`${name}: unseal, attempt ${attempt}: ${String(err)}`);
+                if (!this.running || attempt === 5) throw err;
+            }
+        }
     }
+}
+
+/** openbao-server as the chart renders its StatefulSet, as far as the rollout sees it: OnDelete, three members, annotated template. */
+export function openbaoStatefulSet(namespace: string, revision: string) {
+    const labels = { "app.kubernetes.io/name": "openbao", "app.kubernetes.io/instance": OPENBAO.release, component: "server" };
+    return {
+        apiVersion: "apps/v1",
+        kind: "StatefulSet",
+        metadata: { name: OPENBAO.statefulSet, namespace },
+        spec: {
+            serviceName: "openbao-server-internal",
+            podManagementPolicy: "Parallel",
+            replicas: 3,
+            updateStrategy: { type: "OnDelete" },
+            selector: { matchLabels: labels },
+            template: {
+                metadata: { labels, annotations: { "example.com/revision": revision } },
+                spec: {
+                    containers: [
+                        { name: "openbao", image: "openbao/openbao:2.5.5", ports: [{ name: "http", containerPort: OPENBAO.port }] },
+                        { name: "auto-unseal-sidecar", image: "openbao/openbao:2.5.5" },
+                    ],
+                },
+            },
+        },
+    };
 }

@@ -47,7 +47,7 @@ import { statusCli } from "../../scripts/status/cli";
 import { Kube, LocalCluster, podAddress } from "./cluster";
 import { BaoCluster } from "./real-openbao";
 import { NatsClient, NatsServer } from "./real-nats";
-import { OpenBaoPods } from "./openbao-pods";
+import { OpenBaoPods, openbaoStatefulSet } from "./openbao-pods";
 import { podNetwork } from "./pod-network";
 import { JWT_PLUGIN, migration10, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
 import { rollOut } from "../../components/openbao/rollout";
@@ -71,32 +71,6 @@ const skip =
               ? "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)"
               : false;
 
-/** openbao-server as the chart renders its StatefulSet, as far as the rollout sees it: OnDelete, three members, annotated template. */
-function openbaoStatefulSet(revision: string) {
-    const labels = { "app.kubernetes.io/name": "openbao", "app.kubernetes.io/instance": OPENBAO.release, component: "server" };
-    return {
-        apiVersion: "apps/v1",
-        kind: "StatefulSet",
-        metadata: { name: OPENBAO.statefulSet, namespace: VAULT },
-        spec: {
-            serviceName: "openbao-server-internal",
-            podManagementPolicy: "Parallel",
-            replicas: 3,
-            updateStrategy: { type: "OnDelete" },
-            selector: { matchLabels: labels },
-            template: {
-                metadata: { labels, annotations: { "example.com/revision": revision } },
-                spec: {
-                    containers: [
-                        { name: "openbao", image: "openbao/openbao:2.5.5", ports: [{ name: "http", containerPort: OPENBAO.port }] },
-                        { name: "auto-unseal-sidecar", image: "openbao/openbao:2.5.5" },
-                    ],
-                },
-            },
-        },
-    };
-}
-
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 const unb64 = (s: string) => Buffer.from(s, "base64").toString("utf8");
 
@@ -110,10 +84,10 @@ function fetchJson(url: string): Promise<any> {
     });
 }
 
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 2 * MIN): Promise<void> {
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 2 * MIN, seen?: () => string): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await probe())) {
-        if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms`);
+        if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms${seen ? `; last seen: ${seen()}` : ""}`);
         await new Promise((r) => setTimeout(r, 300));
     }
 }
@@ -164,7 +138,7 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
         }
         // The chart's server StatefulSet as far as the rollout sees it; the real StatefulSet controller makes its pods,
         // and the kubelet stand-in runs them: a replaced pod is its member's process restarted, then unsealed by the sidecar.
-        const sts = await kube.request("POST", `/apis/apps/v1/namespaces/${VAULT}/statefulsets`, openbaoStatefulSet("1"));
+        const sts = await kube.request("POST", `/apis/apps/v1/namespaces/${VAULT}/statefulsets`, openbaoStatefulSet(VAULT, "1"));
         assert.equal(sts.status, 201, sts.text);
         cluster.startControllerManager(tools!.kubeControllerManager, ["statefulset-controller"]);
         await pods.start();
@@ -636,13 +610,25 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
                 );
                 return { code, out };
             };
-            // The earlier cases restart members; this one starts from every member up and unsealed (a CI run once found
-            // openbao-server-0 refusing connections here, seconds after the rollout case had seen all three unsealed).
+            // The earlier cases restart members; this one starts from every member up and unsealed.
             const members = programMembers();
-            await until("every member answers, unsealed", async () => {
-                const health = await Promise.all(bao.names.map((n) => members.health(n).catch(() => undefined)));
-                return health.every((h) => h !== undefined && !h.sealed);
-            });
+            let answers: string[] = [];
+            await until(
+                "every member answers, unsealed",
+                async () => {
+                    answers = await Promise.all(
+                        bao.names.map((n) =>
+                            members.health(n).then(
+                                (h) => `${n} ${h.sealed ? "sealed" : "unsealed"}`,
+                                (err) => `${n} ${String(err)}`,
+                            ),
+                        ),
+                    );
+                    return answers.every((a) => a.endsWith(" unsealed"));
+                },
+                2 * MIN,
+                () => [...answers, ...pods.errors].join("; "),
+            );
             const healthy = await status();
             assert.match(healthy.out, /^control plane +openbao +ok +OpenBao is initialised and unsealed$/m, healthy.out);
             await bao.restart(OPENBAO.pod);

@@ -6,6 +6,9 @@ import * as path from "node:path";
 import { stopProcess, stopWithThisProcess } from "./cluster";
 import { firstMigrations, JWT_PLUGIN, registerJwtPlugin, type BaoCall } from "./openbao-migrations";
 
+/** For the calls that wait on a Raft election (init, join, unseal), which may take up to twice the 5 s heartbeat timeout. */
+const SLOW_CALL_MS = 60_000;
+
 /**
  * A real OpenBao Raft cluster of `bao server` processes on loopback, one address a member
  * (127.0.0.<2+i>:8200, cluster port 8201), set up the way NVIDIA's openbao chart does it
@@ -54,7 +57,9 @@ export class BaoCluster {
         for (const n of this.names) this.startProcess(n);
         const first = this.names[0];
         await this.until(first, async () => (await this.call(first, "GET", "sys/seal-status")).status === 200);
-        const init = await this.call(first, "PUT", "sys/init", { secret_shares: 1, secret_threshold: 1 });
+        // Init waits for the first member to elect itself, after Raft's heartbeat timeout: 5 to 10 s with OpenBao's
+        // defaults (storage.raft logs HeartbeatTimeout:5000000000), so a 10 s request timeout failed it now and then.
+        const init = await this.call(first, "PUT", "sys/init", { secret_shares: 1, secret_threshold: 1 }, undefined, SLOW_CALL_MS);
         if (init.status !== 200) throw new Error(`bao init: ${init.status} ${init.text}`);
         this.rootToken = init.body.root_token;
         this.unsealKey = init.body.keys_base64[0];
@@ -62,7 +67,7 @@ export class BaoCluster {
         await this.until(first, async () => (await this.call(first, "GET", "sys/leader")).body?.is_self === true);
         for (const n of this.names.slice(1)) {
             await this.until(n, async () => (await this.call(n, "GET", "sys/seal-status")).status === 200);
-            const join = await this.call(n, "PUT", "sys/storage/raft/join", { leader_api_addr: this.url(first) });
+            const join = await this.call(n, "PUT", "sys/storage/raft/join", { leader_api_addr: this.url(first) }, undefined, SLOW_CALL_MS);
             if (join.status !== 200 || join.body?.joined !== true) throw new Error(`${n}: raft join: ${join.status} ${join.text}`);
             await this.unseal(n);
         }
@@ -99,7 +104,7 @@ export class BaoCluster {
 
     /** Unseals a member with the cluster's key and waits until it says so. */
     async unseal(name: string): Promise<void> {
-        const res = await this.call(name, "PUT", "sys/unseal", { key: this.unsealKey });
+        const res = await this.call(name, "PUT", "sys/unseal", { key: this.unsealKey }, undefined, SLOW_CALL_MS);
         if (res.status !== 200) throw new Error(`${name}: unseal: ${res.status} ${res.text}`);
         await this.until(name, async () => (await this.call(name, "GET", "sys/seal-status")).body?.sealed === false);
     }
@@ -131,11 +136,16 @@ export class BaoCluster {
         apiPath: string,
         body?: unknown,
         token?: string,
+        timeoutMs = 10_000,
     ): Promise<{ status: number; body: any; text: string }> {
         return new Promise((resolve, reject) => {
             const req = http.request(
                 `${this.url(name)}/v1/${apiPath}`,
-                { method, headers: { ...(token ? { "X-Vault-Token": token } : {}), "Content-Type": "application/json" }, timeout: 10_000 },
+                {
+                    method,
+                    headers: { ...(token ? { "X-Vault-Token": token } : {}), "Content-Type": "application/json" },
+                    timeout: timeoutMs,
+                },
                 (res) => {
                     const chunks: Buffer[] = [];
                     res.on("data", (c: Buffer) => chunks.push(c));
