@@ -70,7 +70,7 @@ function withoutNpmWarnings(stderr: string): string {
 // No end-to-end tools anywhere: an empty cache directory and no E2E_* variables.
 const unsetE2eTools =
     "unset E2E_ETCD E2E_KUBE_APISERVER E2E_KUBE_CONTROLLER_MANAGER E2E_PULUMI E2E_PULUMI_RESOURCE_KUBERNETES E2E_PULUMI_LANGUAGE_NODEJS " +
-    "E2E_HELM E2E_BAO E2E_NATS_SERVER E2E_VAULT_PLUGIN_SECRETS_JWT E2E_CRDS NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
+    "E2E_HELM E2E_BAO E2E_NATS_SERVER E2E_VAULT_PLUGIN_SECRETS_JWT E2E_CRDS E2E_CASSANDRA E2E_CQLSH NVCF_E2E_BIN E2E_KUBECONFIG NVCF_E2E_SKIP_MISSING; ";
 /** `envSh`: the cache's env.sh, as build-tools.sh would have left it. */
 const e2eWithoutTools = (commandLine: string, envSh?: string) =>
     inBackground(() =>
@@ -289,7 +289,7 @@ describe("the command lines", () => {
             assert.equal(res.stdout, "");
             assert.match(
                 res.stderr,
-                /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, kubeControllerManager, pulumi, kubernetesProvider, languageHost, helm, bao, natsServer, jwtPlugin, crds /,
+                /^end-to-end suite: cannot run: missing bin, etcd, kubeApiserver, kubeControllerManager, pulumi, kubernetesProvider, languageHost, helm, bao, natsServer, jwtPlugin, crds, cassandra, cqlsh /,
             );
             assert.match(res.stderr, /scripts\/e2e\/build-tools\.sh/);
             assert.match(res.stderr, /bao needs OPENBAO_SOURCE, see the script; jwtPlugin and crds need NVCF_SOURCE, see the script/);

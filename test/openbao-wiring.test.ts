@@ -94,6 +94,7 @@ describe("the credential rotations in the program", () => {
     const CREDENTIAL = "pulumi-nodejs:dynamic/nvcf:OpenBaoKvCredential";
     const MEK = "pulumi-nodejs:dynamic/nvcf:OpenBaoMekRotation";
     const NKEY = "pulumi-nodejs:dynamic/nvcf:NatsNkeyRotation";
+    const CASSANDRA = "pulumi-nodejs:dynamic/nvcf:CassandraPasswordRotation";
 
     test("kept in both kv-v2 places, a secret; after the readers' releases and OpenBao's rollout, before the health gate", () => {
         const [credential] = byType(dev, CREDENTIAL);
@@ -123,6 +124,7 @@ describe("the credential rotations in the program", () => {
         assert.deepEqual(byType(off, CREDENTIAL), []);
         assert.deepEqual(byType(off, MEK), []);
         assert.deepEqual(byType(off, NKEY), []);
+        assert.deepEqual(byType(off, CASSANDRA), []);
     });
 
     test("the MEK rotation: its counter from the settings, its readers ESS, api-keys, nvcf-api in that order, before the health gate", async () => {
@@ -170,5 +172,39 @@ describe("the credential rotations in the program", () => {
         );
         const r = byType(raised, NKEY)[0].inputs as Record<string, unknown>;
         assert.deepEqual([r.rotation, r.workerAuth, r.force], [1, "token", true]);
+    });
+
+    test("the Cassandra password rotation: cassandraPassword as the migrations get it, a secret; its readers in order; after Cassandra, the readers and OpenBao; before the health gate", async () => {
+        const [rotation] = byType(dev, CASSANDRA);
+        assert.equal(rotation.name, "control-plane-cassandra-password-rotation");
+        const inputs = rotation.inputs as Record<string, any>;
+        assert.deepEqual(inputs.readers, [
+            { namespace: "ess", release: "ess-api" },
+            { namespace: "api-keys", release: "api-keys" },
+            { namespace: "sis", release: "sis" },
+            { namespace: "nvcf", release: "api" },
+            { namespace: "nvcf", release: "nvct-api" },
+            { namespace: "nvcf", release: "function-autoscaler" },
+        ]);
+        assert.deepEqual(inputs.superuser, { user: "cassandra", password: "cassandra" }, "the chart's dbUser, which the stack never sets");
+        assert.ok(isSecretAt(rotation.rawInputs, ["password"]), "the password is a Pulumi secret");
+        assert.ok(isSecretAt(rotation.rawInputs, ["superuser"]), "the superuser's login is a Pulumi secret");
+        // The value the roles and OpenBao's logins were made with, so a first install runs no Job.
+        assert.equal(inputs.password, valuesOf(dev, "cassandra").cassandra.serviceRolePassword);
+        const env = valuesOf(dev, "openbao-server").openbao.migrations.env as { name: string; value: string }[];
+        assert.equal(inputs.password, env.find((e) => e.name === "DEFAULT_CASSANDRA_PASSWORD")!.value);
+        for (const r of ["cassandra", "ess-api", "api-keys", "sis", "api", "nvct-api", "function-autoscaler", "openbao-server"]) {
+            assert.ok(dependsOn(rotation, release(dev, r)), `after ${r}`);
+        }
+        assert.ok(dependsOn(rotation, byType(dev, ROLLOUT)[0]), "after the rollout");
+        assert.ok(dependsOn(byName(dev, "control-plane-health-gate"), rotation), "the gate checks after the restarts");
+        // A superuser password given to the chart (its initdb hook sets it) is the login the Job uses.
+        const given = await runDev({}, { releases: { cassandra: { values: { cassandra: { dbUser: { password: "given-superuser" } } } } } });
+        assert.deepEqual((byType(given, CASSANDRA)[0].inputs as Record<string, any>).superuser, {
+            user: "cassandra",
+            password: "given-superuser",
+        });
+        const none = await runDev({ cassandra: { enabled: false } });
+        assert.deepEqual(byType(none, CASSANDRA), [], "no Cassandra installed here, no roles to rotate");
     });
 });

@@ -12,9 +12,10 @@ import { controlPlanePlan, enabledReleases, valuesContext } from "./plan";
 import { routeHostnames } from "../../config/derived-facts";
 import { OpenBaoGrantRevocation } from "../openbao/grant-revocation";
 import type { OpenBaoKvCredential } from "../openbao/kv-credential-resource";
-import { mekRotation, natsNkeyRotation, sidecarPullCredential } from "./credential-rotation";
+import { cassandraPasswordRotation, mekRotation, natsNkeyRotation, sidecarPullCredential } from "./credential-rotation";
 import type { OpenBaoMekRotation } from "../openbao/mek-rotation-resource";
 import type { NatsNkeyRotation } from "../openbao/nkey-rotation-resource";
+import type { CassandraPasswordRotation } from "../openbao/cassandra-password-resource";
 import type { OpenBaoJwtBaseline } from "../openbao/jwt-baseline-resource";
 import type { OpenBaoRollout } from "../openbao/rollout-resource";
 import type { OpenBaoRolloutConfig } from "../../config/openbao-rollout-schema";
@@ -120,6 +121,8 @@ export class ControlPlane extends pulumi.ComponentResource {
     readonly mekRotation?: OpenBaoMekRotation;
     /** The shared NATS NKey replaced, when `credentialRotation.natsNkeyRotations` goes up. */
     readonly natsNkeyRotation?: NatsNkeyRotation;
+    /** Every Cassandra service role's password kept equal to `cassandraPassword`, in Cassandra and OpenBao. */
+    readonly cassandraPasswordRotation?: CassandraPasswordRotation;
     /** OpenBao's member-by-member rollout, after its release. */
     readonly openbaoRollout?: OpenBaoRollout;
     /** The JWT mounts before OpenBao changes, with `openbao.jwtPluginLifecycle.mode`. */
@@ -262,6 +265,7 @@ export class ControlPlane extends pulumi.ComponentResource {
             }
             this.mekRotation = mekRotation(rotating);
             this.natsNkeyRotation = natsNkeyRotation(rotating);
+            this.cassandraPasswordRotation = cassandraPasswordRotation(rotating, credentials.cassandraPassword, goals.cassandra?.values);
         }
 
         // Migration 10 (admin issuer) has no switch and runs on every install and upgrade of openbao-server: withdraw its grant after each.
@@ -322,6 +326,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                         ...(this.sidecarCredential ? [this.sidecarCredential] : []),
                         ...(this.mekRotation ? [this.mekRotation] : []),
                         ...(this.natsNkeyRotation ? [this.natsNkeyRotation] : []),
+                        ...(this.cassandraPasswordRotation ? [this.cassandraPasswordRotation] : []),
                     ],
                 },
             );

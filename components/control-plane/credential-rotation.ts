@@ -3,6 +3,8 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../../config/schema";
 import { SIDECAR_PULL_SECRET } from "../contracts/openbao";
 import { catalogEntry } from "../catalog/control-plane";
+import { CassandraPasswordRotation } from "../openbao/cassandra-password-resource";
+import { CASSANDRA_SUPERUSER } from "../contracts/cassandra";
 import { OpenBaoKvCredential } from "../openbao/kv-credential-resource";
 import { OpenBaoMekRotation } from "../openbao/mek-rotation-resource";
 import { NatsNkeyRotation } from "../openbao/nkey-rotation-resource";
@@ -80,5 +82,36 @@ export function natsNkeyRotation(r: Rotating): NatsNkeyRotation {
         `${r.name}-nats-nkey-rotation`,
         { ...inputs, rotation: settings.natsNkeyRotations, workerAuth: r.cp.nats.workerAuth, force: settings.natsNkeyForce },
         opts,
+    );
+}
+
+/** The releases whose services log in to Cassandra with a service role, in the order they are restarted. */
+const CASSANDRA_READERS = ["ess-api", "api-keys", "sis", "api", "nvct-api", "function-autoscaler"];
+
+/**
+ * `cassandraPassword` after the first install: NVIDIA's migrations set the roles' password and
+ * OpenBao's logins once, so a changed value is rotated here, in Cassandra, then OpenBao, then
+ * the services. Only where the stack installs Cassandra, after its release (the roles exist), as
+ * the superuser its values give.
+ */
+export function cassandraPasswordRotation(
+    r: Rotating,
+    password: pulumi.Input<string>,
+    cassandraValues: pulumi.Input<Record<string, unknown>> | undefined,
+): CassandraPasswordRotation | undefined {
+    const cassandra = r.releases.cassandra;
+    if (!cassandra) return undefined;
+    const { inputs, opts } = common(r, CASSANDRA_READERS);
+    // The chart's initdb hook sets the superuser to cassandra.dbUser, so a value given there (releases.cassandra.values) is the login.
+    const superuser = pulumi.secret(
+        pulumi.output(cassandraValues ?? {}).apply((v) => {
+            const dbUser = (v.cassandra as { dbUser?: { user?: string; password?: string } } | undefined)?.dbUser;
+            return { user: dbUser?.user ?? CASSANDRA_SUPERUSER.user, password: dbUser?.password ?? CASSANDRA_SUPERUSER.password };
+        }),
+    );
+    return new CassandraPasswordRotation(
+        `${r.name}-cassandra-password-rotation`,
+        { ...inputs, password: pulumi.secret(password), superuser },
+        { ...opts, dependsOn: [cassandra, ...opts.dependsOn] },
     );
 }

@@ -4,7 +4,9 @@
 #   CLI `npm run recover` rolls back and uninstalls interrupted releases with),
 #   pulumi-language-nodejs (the Node.js language host the CLI runs `index.ts` with), nats-server
 #   (the NATS the bundle's chart runs), bao (the OpenBao the bundle's chart runs) and
-#   vault-plugin-secrets-jwt (the JWT secrets plugin NVIDIA's OpenBao image carries), and the CRDs
+#   vault-plugin-secrets-jwt (the JWT secrets plugin NVIDIA's OpenBao image carries), Cassandra
+#   (its jars, from Maven Central, run with the machine's Java) with cqlsh (from PyPI), the database
+#   of NVIDIA's cassandra chart and the client of its hooks, and the CRDs
 #   of the objects the program reads and writes (crds/: NVCA's NVCFBackend, Gateway API's
 #   experimental channel, Kyverno's ClusterPolicy), copied from their sources, never written here.
 # The proxy serves neither the language host's module nor OpenBao's main module, so each is built
@@ -29,7 +31,7 @@
 #   nohup scripts/e2e/build-tools.sh > ~/.cache/nvcf-e2e/build.log 2>&1 &
 #
 # Usage: build-tools.sh [TOOL...]     TOOL in: etcd kube-apiserver kube-controller-manager pulumi kubernetes helm language-nodejs
-#                                              nats-server openbao jwt-plugin crds
+#                                              nats-server openbao jwt-plugin crds cassandra cqlsh
 #        build-tools.sh smoke         start etcd + kube-apiserver briefly, run kubectl get ns, stop them
 #
 # Why wrappers: none of these can be `go install`ed (their go.mod files carry local replace
@@ -68,6 +70,10 @@ NVCF_REF=${NVCF_REF:-fadc0f815832fe82b4ddd15932843d3dca6e9463}
 # whose module zips carry the repositories' CRD files.
 GATEWAY_API_VERSION=${GATEWAY_API_VERSION:-1.2.0}
 KYVERNO_VERSION=${KYVERNO_VERSION:-1.13.4}
+# The Cassandra NVIDIA's cassandra image is built on (FROM cassandra:5.0.8), run from its jars on
+# Maven Central with the machine's Java 17, and cqlsh (the one the image's hooks use) from PyPI.
+CASSANDRA_VERSION=${CASSANDRA_VERSION:-5.0.8}
+CQLSH_VERSION=${CQLSH_VERSION:-6.2.2}
 
 # ---- layout / Go environment ----------------------------------------------------------------
 ROOT=${NVCF_E2E_CACHE:-$HOME/.cache/nvcf-e2e}
@@ -221,6 +227,35 @@ build_language_nodejs() {
   mv "$BIN/pulumi-language-nodejs.tmp" "$BIN/pulumi-language-nodejs"
 }
 
+build_cassandra() {
+  # cassandra-all and its runtime dependencies, the jars the server runs from (Maven keeps its own cache).
+  local T=$BIN/cassandra.tmp
+  rm -rf "$T"; mkdir -p "$T"
+  cat >"$T/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>e2e</groupId><artifactId>cassandra-runtime</artifactId><version>1</version>
+  <dependencies>
+    <dependency><groupId>org.apache.cassandra</groupId><artifactId>cassandra-all</artifactId><version>$CASSANDRA_VERSION</version></dependency>
+  </dependencies>
+</project>
+POM
+  mvn -B -q -f "$T/pom.xml" -Dmaven.repo.local="$ROOT/m2" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$T/lib"
+  rm "$T/pom.xml"
+  mv "$T" "$BIN/cassandra"
+}
+
+build_cqlsh() {
+  # A venv is not relocatable, so it is made where it stays; the wrapper, written last, marks it done.
+  # The driver's C extensions are skipped (pure Python): nothing here needs their speed.
+  rm -rf "$BIN/cqlsh-venv" "$BIN/cqlsh"
+  python3 -m venv "$BIN/cqlsh-venv"
+  CASS_DRIVER_NO_EXTENSIONS=1 "$BIN/cqlsh-venv/bin/pip" install -q --disable-pip-version-check "cqlsh==$CQLSH_VERSION"
+  printf '#!/bin/sh\nexec "%s" "$@"\n' "$BIN/cqlsh-venv/bin/cqlsh" >"$BIN/cqlsh.tmp"
+  chmod +x "$BIN/cqlsh.tmp"
+  mv "$BIN/cqlsh.tmp" "$BIN/cqlsh"
+}
+
 build_nats_server() {
   # nats-server's go.mod has no replace directives, so it builds straight from the module.
   local T=$WRAP/nats-server-$NATS_VERSION
@@ -318,7 +353,7 @@ write_env() {
     echo "export NVCF_E2E_BIN='$BIN'"
     echo "export PATH=\"\$NVCF_E2E_BIN:\$PATH\""
     for b in etcd kube-apiserver kube-controller-manager pulumi pulumi-resource-kubernetes helm pulumi-language-nodejs nats-server bao \
-      vault-plugin-secrets-jwt crds; do
+      vault-plugin-secrets-jwt crds cassandra cqlsh; do
       v=$(echo "$b" | tr 'a-z-' 'A-Z_')
       if [ -e "$BIN/$b" ]; then echo "export E2E_${v}='$BIN/$b'"; else echo "unset E2E_${v}"; fi
     done
@@ -326,6 +361,7 @@ write_env() {
     echo "export E2E_KUBE_VERSION='$KUBE_VERSION' E2E_ETCD_VERSION='$ETCD_VERSION' E2E_HELM_VERSION='$HELM_VERSION'"
     echo "export E2E_NATS_VERSION='$NATS_VERSION' E2E_OPENBAO_VERSION='$OPENBAO_VERSION' E2E_NVCF_REF='$NVCF_REF'"
     echo "export E2E_GATEWAY_API_VERSION='$GATEWAY_API_VERSION' E2E_KYVERNO_VERSION='$KYVERNO_VERSION'"
+    echo "export E2E_CASSANDRA_VERSION='$CASSANDRA_VERSION' E2E_CQLSH_VERSION='$CQLSH_VERSION'"
     echo "export PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true"
   } >"$ENV_FILE.tmp"
   mv "$ENV_FILE.tmp" "$ENV_FILE"
@@ -392,7 +428,7 @@ main() {
   log "go: $(go version); GOMODCACHE=$GOMODCACHE GOCACHE=$GOCACHE; bin: $BIN"
   local tools=("$@")
   [ ${#tools[@]} -eq 0 ] && tools=(etcd kube-apiserver kube-controller-manager pulumi kubernetes helm language-nodejs nats-server openbao \
-    jwt-plugin crds)
+    jwt-plugin crds cassandra cqlsh)
   if [ "${tools[0]}" = smoke ]; then smoke; return; fi
   for t in "${tools[@]}"; do
     case $t in
@@ -409,6 +445,8 @@ main() {
           log "pulumi-language-nodejs: skipped (set PULUMI_SOURCE to a pulumi/pulumi git checkout)"
         fi ;;
       nats-server) run_build nats-server nats-server build_nats_server ;;
+      cassandra) run_build cassandra cassandra build_cassandra ;;
+      cqlsh) run_build cqlsh cqlsh build_cqlsh ;;
       openbao)
         if [ -n "$OPENBAO_SOURCE" ]; then
           run_build openbao bao build_openbao

@@ -30,6 +30,10 @@ export interface Tools {
     readonly jwtPlugin: string;
     /** The upstream CRDs (nvca/, gateway-api/, kyverno/) the suite's API server gets, never hand-written ones. */
     readonly crds: string;
+    /** Cassandra's jars (`lib/`), the version NVIDIA's cassandra image is built on, run with this machine's Java. */
+    readonly cassandra: string;
+    /** cqlsh, the client the cassandra chart's hooks and the password rotation Job run. */
+    readonly cqlsh: string;
 }
 
 /** `present`: some tool was found, so the tools were (partly) built here: a missing one is a failure, not a skip. */
@@ -53,6 +57,8 @@ export function findTools(): { tools?: Tools; missing: string; present: boolean 
         natsServer: get("E2E_NATS_SERVER"),
         jwtPlugin: get("E2E_VAULT_PLUGIN_SECRETS_JWT"),
         crds: get("E2E_CRDS"),
+        cassandra: get("E2E_CASSANDRA"),
+        cqlsh: get("E2E_CQLSH"),
     };
     // With a real cluster (E2E_KUBECONFIG) the local API server's tools, and the suites that run only on it, are not needed.
     // Otherwise every tool is: a suite never skips itself for a missing one.

@@ -43,6 +43,18 @@ export const podAddress = Object.values(os.networkInterfaces())
     .flat()
     .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
 
+/**
+ * Why a file whose pods run at this machine's address, behind its own API server, does not run
+ * here (`why` says what it needs of its own API server), or false when it does.
+ */
+export function ownClusterSkip(found: { tools?: Tools; missing: string }, why: string): string | false {
+    if (process.env.NVCF_E2E !== "1") return "end-to-end suite: run it with npm run test:e2e";
+    if (!found.tools) return `end-to-end tools not built (${found.missing}); run scripts/e2e/build-tools.sh`;
+    if (process.env.E2E_KUBECONFIG) return why;
+    if (!podAddress) return "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)";
+    return false;
+}
+
 /** SIGTERM, then SIGKILL after 10 s; resolves once the process is gone. */
 export async function stopProcess(p: ChildProcess | undefined): Promise<void> {
     if (!p || p.exitCode !== null || p.signalCode !== null) return;
@@ -81,6 +93,15 @@ async function waitFor(what: string, timeoutMs: number, probe: () => Promise<boo
         if (await probe().catch(() => false)) return;
         if (alive && !alive()) throw new Error(`${what}: the process exited`);
         if (Date.now() > deadline) throw new Error(`${what}: not ready after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 250));
+    }
+}
+
+/** Polls `probe` until it holds; fails after `timeoutMs`, with what `seen` says was last seen. */
+export async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 60_000, seen?: () => string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await probe())) {
+        if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms${seen ? `; last seen: ${seen()}` : ""}`);
         await new Promise((r) => setTimeout(r, 250));
     }
 }

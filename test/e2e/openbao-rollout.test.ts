@@ -16,7 +16,7 @@ import type * as http from "node:http";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { findTools, Kube, LocalCluster, podAddress } from "./cluster";
+import { findTools, Kube, LocalCluster, ownClusterSkip, podAddress, until } from "./cluster";
 import { JWT_PLUGIN, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
 import { OpenBaoPods, RUNBOOK_EVENTS } from "./openbao-pods";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
@@ -28,6 +28,9 @@ import { newJwk } from "../../components/openbao/mek";
 import { userNkey } from "../../components/nats/nkeys";
 import { NKEY_ROTATED_AT, NKEY_ROTATION_MARK } from "../../components/nats/nkey-secret";
 import { NatsServer } from "./real-nats";
+import { CassandraServer } from "./real-cassandra";
+import { JobKubelet } from "./job-kubelet";
+import { CASSANDRA, CASSANDRA_CREDS_KEY, CASSANDRA_SERVICE_ROLES, CASSANDRA_SUPERUSER } from "../../components/contracts/cassandra";
 import { podNetwork } from "./pod-network";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -44,6 +47,9 @@ const auth = (key: string) => Buffer.from(`$oauthtoken:${key}`).toString("base64
 const INSTALLED_KID = "fa85bab2-fccd-11f0-b875-82c3b2df389e";
 /** The shared worker NKey the nats chart made at install. */
 const CHART_NKEY = userNkey();
+
+/** The stack's cassandraPassword at install: the roles and OpenBao's logins are made with it. */
+const INSTALLED_CASSANDRA = "e2e-cassandra-password-0123456789";
 /** The Deployments that log in to NATS with it, in the order the rotation restarts them. */
 const NKEY_READERS = [
     ["nats-system", "nvcf-nats-auth-callout-service"],
@@ -54,17 +60,9 @@ const NKEY_READERS = [
     ["nats-system", "nats-box"],
 ] as const;
 
-const { tools, missing } = findTools();
-const skip =
-    process.env.NVCF_E2E !== "1"
-        ? "end-to-end suite: run it with npm run test:e2e"
-        : !tools
-          ? `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`
-          : process.env.E2E_KUBECONFIG
-            ? "the rollout test needs its own API server (the OpenBao members answer its pod proxy)"
-            : !podIp
-              ? "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)"
-              : false;
+const found = findTools();
+const tools = found.tools;
+const skip = ownClusterSkip(found, "the rollout test needs its own API server (the OpenBao members answer its pod proxy)");
 
 /** A small control plane: the releases the bundle always installs, OpenBao's StatefulSet on, no checks (the rollout checks). */
 function stackConfig(rootToken: string) {
@@ -86,6 +84,8 @@ function stackConfig(rootToken: string) {
                 "grpc-proxy": { values: { e2eDeployment: "grpc-proxy" } },
                 sis: { values: { e2eDeployment: "sis-api" } },
                 nats: { values: { e2eDeployment: "nats-box", e2eNkey: { seed: CHART_NKEY.seed, pub: CHART_NKEY.publicKey } } },
+                // The StatefulSet whose image the Cassandra password rotation's Job runs; the database is this suite's process.
+                cassandra: { values: { e2eStatefulSet: true } },
             },
             checks: { preflight: { enabled: false }, healthGate: { enabled: false } },
             // A replaced real member takes up to the grace period (10 s, then SIGKILL) to stop, then starts and unseals.
@@ -103,6 +103,8 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     let pods: OpenBaoPods;
     let nats: NatsServer;
     let natsNetwork: http.Server | undefined;
+    let cassandra: CassandraServer;
+    let jobKubelet: JobKubelet;
 
     const uids = () => pods.kubelet.uids();
     let nvcfKubelet: PodKubelet;
@@ -151,6 +153,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             "statefulset-controller",
             "deployment-controller",
             "replicaset-controller",
+            "job-controller",
         ]);
         kube = new Kube(cluster.kubeconfig);
         nvcfKubelet = new PodKubelet(kube, ["nvcf", "ess", "api-keys", "nats-system", "sis"]);
@@ -164,11 +167,22 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         await kube.request("POST", "/api/v1/namespaces", { metadata: { name: "envoy-gateway-system" } });
         pods = new OpenBaoPods(tools!, work, kube, NS, podIp!);
         nats = new NatsServer(tools!.natsServer, fs.mkdtempSync(path.join(work, "nats-")), ["APP"], 14222, 18222);
-        await Promise.all([pods.start(), nats.start()]);
+        fs.mkdirSync(path.join(work, "cassandra"));
+        cassandra = new CassandraServer(tools!.cassandra, tools!.cqlsh, path.join(work, "cassandra"));
+        await Promise.all([pods.start(), nats.start(), cassandra.start()]);
+        // The Job's pods run here, the chart's Service being this machine's Cassandra.
+        jobKubelet = new JobKubelet(
+            kube,
+            CASSANDRA.namespace,
+            work,
+            (env) => ({ ...env, CASSANDRA_HOSTS: "127.0.0.1", CASSANDRA_PORT: String(cassandra.port) }),
+            path.dirname(tools!.cqlsh),
+        );
+        jobKubelet.start();
         // Migrations 09 and 20 at install: the kv-v2 mounts, and the sidecar credential the stack's key makes, written once.
         for (const t of Object.values(SIDECAR_PULL_SECRET)) {
             assert.equal((await pods.bao.root("POST", `sys/mounts/${t.mount}`, { type: "kv", options: { version: "2" } })).status, 204);
-            await waitFor(
+            await until(
                 `${t.mount} upgraded to kv-v2`,
                 async () => (await pods.bao.root("GET", `${t.mount}/data/${t.key}`)).status !== 400,
             );
@@ -180,7 +194,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             (await pods.bao.root("POST", `sys/mounts/${MEK_STORED_DATA.mount}`, { type: "kv", options: { version: "2" } })).status,
             204,
         );
-        await waitFor("services/all/kv upgraded to kv-v2", async () => (await pods.bao.root("GET", mek)).status !== 400);
+        await until("services/all/kv upgraded to kv-v2", async () => (await pods.bao.root("GET", mek)).status !== 400);
         const jwks = () => Buffer.from(JSON.stringify({ keys: [newJwk(INSTALLED_KID)] })).toString("base64");
         const keys = {
             keys: jwks(),
@@ -200,6 +214,21 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         };
         const at = `${NATS_AUTH_CALLOUT_CREDS.mount}/data/${NATS_AUTH_CALLOUT_CREDS.key}`;
         assert.equal((await pods.bao.root("POST", at, { data: callout })).status, 200);
+        // The Cassandra migrations' roles and the OpenBao migrations' logins, made with the stack's password.
+        for (const [role, mount] of Object.entries(CASSANDRA_SERVICE_ROLES)) {
+            const made = await cassandra.cql(
+                CASSANDRA_SUPERUSER.user,
+                CASSANDRA_SUPERUSER.password,
+                `CREATE ROLE IF NOT EXISTS ${role} with login = true and password = '${INSTALLED_CASSANDRA}';`,
+            );
+            assert.equal(made.code, 0, made.out);
+            // nvcf-api's and nvct-api's mounts exist already (the sidecar credential's).
+            const mounted = await pods.bao.root("POST", `sys/mounts/${mount}`, { type: "kv", options: { version: "2" } });
+            assert.ok(mounted.status === 204 || /path is already in use/.test(mounted.text), mounted.text);
+            const login = `${mount}/data/${CASSANDRA_CREDS_KEY}`;
+            await until(`${mount} upgraded to kv-v2`, async () => (await pods.bao.root("GET", login)).status !== 400);
+            assert.equal((await pods.bao.root("POST", login, { data: { username: role, password: INSTALLED_CASSANDRA } })).status, 200);
+        }
 
         ({ cli } = await userCheckout({
             repo: REPO,
@@ -208,7 +237,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             kubeconfig: cluster.kubeconfig,
             stack: STACK,
             config: stackConfig(pods.bao.rootToken),
-            secrets: { ngcApiKey: "e2e-ngc-key", cassandraPassword: "e2e-cassandra-password-0123456789", kubeconfig: cluster.kubeconfig },
+            secrets: { ngcApiKey: "e2e-ngc-key", cassandraPassword: INSTALLED_CASSANDRA, kubeconfig: cluster.kubeconfig },
         }));
     });
 
@@ -217,6 +246,8 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         if (process.env.E2E_LOG && cli) fs.writeFileSync(process.env.E2E_LOG, cli.log.join("\n\n"));
         await new Promise((r) => (natsNetwork ? natsNetwork.close(r) : r(undefined)));
         await nats?.stop();
+        await jobKubelet?.stop();
+        await cassandra?.stop();
         await pods?.stop();
         await cluster?.stop();
         // The cluster is this test's own: nothing to destroy on it, it goes with its directory.
@@ -228,7 +259,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
 
     it("installs OpenBao's three members; creating the rollout replaces none", { timeout: 10 * MIN }, async () => {
         const res = await cli.run(["up", "--yes", "--skip-preview"]);
-        await waitFor("three Ready members", () => Promise.resolve(MEMBERS.every((m) => pods.kubelet.seen.has(m))));
+        await until("three Ready members", () => Promise.resolve(MEMBERS.every((m) => pods.kubelet.seen.has(m))));
         assert.deepEqual(pods.errors, []);
         assert.equal((await statefulSet()).spec.updateStrategy.type, "OnDelete");
         assert.deepEqual(pods.kubelet.replacements, []);
@@ -423,7 +454,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         "the sidecar credential: a changed key shows in preview; up writes it to OpenBao and restarts nvcf-api and nvct-api; a rerun changes nothing",
         { timeout: 10 * MIN },
         async () => {
-            await waitFor("nvcf-api's two pods Ready", async () => (await podsOf("nvcf-api")).filter((p) => p.startTime).length === 2);
+            await until("nvcf-api's two pods Ready", async () => (await podsOf("nvcf-api")).filter((p) => p.startTime).length === 2);
             assert.deepEqual(await storedCredentials(), [auth("e2e-ngc-key"), auth("e2e-ngc-key")], "created: nothing to write");
             const before = (await podsOf("nvcf-api")).map((p) => p.name);
 
@@ -598,7 +629,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             assert.equal((await secretKey()).publicKey, CHART_NKEY.publicKey, "nothing written");
 
             oldWorker.close();
-            await waitFor("the worker gone from nats-0", async () => {
+            await until("the worker gone from nats-0", async () => {
                 const res = await kube.request("GET", `/api/v1/namespaces/${NATS.namespace}/pods/nats-0:${NATS.monitorPort}/proxy/connz`);
                 return !res.text.includes("worker_fv1_instance1");
             });
@@ -662,12 +693,59 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             assert.deepEqual(kubeletErrors, []);
         },
     );
-});
 
-async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await probe())) {
-        if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 200));
-    }
-}
+    it(
+        "the Cassandra password: a changed cassandraPassword shows in preview; up changes the roles in Cassandra through a Job, then OpenBao's logins, then restarts the readers; a held restart is finished by the next up without a second Job",
+        { timeout: 10 * MIN },
+        async () => {
+            const logins = async () =>
+                Promise.all(
+                    Object.values(CASSANDRA_SERVICE_ROLES).map(
+                        async (mount) => (await pods.bao.root("GET", `${mount}/data/${CASSANDRA_CREDS_KEY}`)).body.data.data.password,
+                    ),
+                );
+            const logsIn = async (password: string) =>
+                (await cassandra.cql("nvcf_api_app_v0", password, "SELECT key FROM system.local;")).code === 0;
+            assert.deepEqual(new Set(await logins()), new Set([INSTALLED_CASSANDRA]));
+            assert.deepEqual(jobKubelet.ran, [], "installed with the password the migrations used: no Job");
+
+            await cli.run(["config", "set", "--secret", "cassandraPassword", "e2e-cassandra-rotated-1"]);
+            const preview = await cli.run(["preview", "--diff"]);
+            assert.match(preview.stdout, /~ pulumi-nodejs:dynamic\/nvcf:CassandraPasswordRotation: \(update\)/);
+            assert.doesNotMatch(preview.stdout + preview.stderr, /e2e-cassandra-rotated-1/, "the value is never shown");
+            assert.deepEqual(jobKubelet.ran, [], "preview runs nothing");
+
+            // The first reader's pods never get Ready: up stops after Cassandra and OpenBao have the new password.
+            nvcfKubelet.hold = true;
+            const stuck = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+            assert.notEqual(stuck.code, 0);
+            assert.match(
+                stuck.stdout + stuck.stderr,
+                /the Cassandra password rotation: the credential is written, but deployment ess\/ess-api-deployment has not rolled out after 15 s/,
+            );
+            assert.equal(jobKubelet.ran.length, 1);
+            assert.deepEqual(jobKubelet.errors, []);
+            assert.ok(await logsIn("e2e-cassandra-rotated-1"), "the role takes the new password");
+            assert.deepEqual(new Set(await logins()), new Set(["e2e-cassandra-rotated-1"]));
+
+            nvcfKubelet.hold = false;
+            const rerun = await cli.run(["up", "--yes", "--skip-preview"]);
+            const out = rerun.stdout + rerun.stderr;
+            assert.equal(jobKubelet.ran.length, 1, "no second Job: OpenBao holds the new password");
+            const order = ["api-keys/api-keys", "sis/sis-api", "nvcf/nvcf-api", "nvcf/nvct-api"].map((d) =>
+                out.indexOf(`restarting deployment ${d}:`),
+            );
+            assert.ok(
+                order.every((i) => i >= 0) && order.every((i, k) => k === 0 || order[k - 1] < i),
+                `restart order: ${order.join(", ")}\n${out}`,
+            );
+            await until("the old password refused", async () => !(await logsIn(INSTALLED_CASSANDRA)), 30_000);
+
+            await cli.run(["preview", "--expect-no-changes"]);
+            const again = await cli.run(["up", "--yes", "--skip-preview"]);
+            assert.doesNotMatch(again.stdout + again.stderr, /restarting deployment/);
+            assert.equal(jobKubelet.ran.length, 1);
+            assert.deepEqual(kubeletErrors, []);
+        },
+    );
+});

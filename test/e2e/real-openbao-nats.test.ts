@@ -44,7 +44,7 @@ import { GrantRevocationProvider, type GrantRevocationInputs } from "../../compo
 import { natsDrained } from "../../scripts/upgrade/nats-drain";
 import { findTools } from "../../scripts/e2e/tools";
 import { statusCli } from "../../scripts/status/cli";
-import { Kube, LocalCluster, podAddress } from "./cluster";
+import { Kube, LocalCluster, ownClusterSkip, podAddress, until } from "./cluster";
 import { BaoCluster } from "./real-openbao";
 import { NatsClient, NatsServer } from "./real-nats";
 import { OpenBaoPods, openbaoStatefulSet } from "./openbao-pods";
@@ -59,17 +59,9 @@ const VAULT = "vault-system";
 
 const podIp = podAddress;
 
-const { tools, missing } = findTools();
-const skip =
-    process.env.NVCF_E2E !== "1"
-        ? "end-to-end suite: run it with npm run test:e2e"
-        : !tools
-          ? `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`
-          : process.env.E2E_KUBECONFIG
-            ? "the real OpenBao and NATS run behind this suite's own API server"
-            : !podIp
-              ? "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)"
-              : false;
+const found = findTools();
+const tools = found.tools;
+const skip = ownClusterSkip(found, "the real OpenBao and NATS run behind this suite's own API server");
 
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 const unb64 = (s: string) => Buffer.from(s, "base64").toString("utf8");
@@ -82,14 +74,6 @@ function fetchJson(url: string): Promise<any> {
             res.on("end", () => resolve(JSON.parse(text)));
         }).on("error", reject);
     });
-}
-
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 2 * MIN, seen?: () => string): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await probe())) {
-        if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms${seen ? `; last seen: ${seen()}` : ""}`);
-        await new Promise((r) => setTimeout(r, 300));
-    }
 }
 
 /** A pod the kubelet would have started: Running and Ready at the pods' address. */
@@ -142,7 +126,7 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
         assert.equal(sts.status, 201, sts.text);
         cluster.startControllerManager(tools!.kubeControllerManager, ["statefulset-controller"]);
         await pods.start();
-        await until("three Ready member pods", async () => pods.kubelet.uids().every(Boolean));
+        await until("three Ready member pods", async () => pods.kubelet.uids().every(Boolean), 2 * MIN);
         await runningPod(kube, NATS.namespace, "nats-0", {
             name: NATS.container,
             image: "nats",

@@ -1,6 +1,5 @@
-import type { Kube, KubeAnswer } from "../../lib/kubernetes/client";
 import type { ConnzConnection } from "../../components/contracts/nats";
-import { FakeOpenBaoCluster } from "./fake-openbao-cluster";
+import { InFrontOfOpenBaoCluster } from "./fake-openbao-cluster";
 
 const NS = "nats-system";
 
@@ -11,14 +10,11 @@ const NS = "nats-system";
  * `monitor` port 8222), and each server's `/connz` through the pod proxy, paged by `offset` and
  * `limit` and sorted by `cid` as nats-server v2.11.17's server/monitor.go answers it.
  */
-export class FakeNatsSystem implements Kube {
-    readonly server = "https://api.fake:6443";
-    readonly cluster = new FakeOpenBaoCluster();
+export class FakeNatsSystem extends InFrontOfOpenBaoCluster {
     /** The Secret's `data` (base64) and `metadata`; undefined when it does not exist. */
     secret?: { data: Record<string, string>; annotations: Record<string, string>; resourceVersion: number };
     /** Each NATS pod's client connections; a pod mapped to a status number answers that instead. */
     readonly servers = new Map<string, ConnzConnection[] | number>([["nats-0", []]]);
-    readonly requests: string[] = [];
 
     setKey(seed: string, publicKey: string): void {
         this.secret = {
@@ -33,21 +29,7 @@ export class FakeNatsSystem implements Kube {
         return { seed: unb64(d["user.key"]), publicKey: unb64(d["user.pub"]) };
     }
 
-    async request(
-        method: string,
-        path: string,
-        sent?: unknown,
-        contentType?: string,
-        headers?: Readonly<Record<string, string>>,
-    ): Promise<KubeAnswer> {
-        this.requests.push(`${method} ${path}`);
-        const answer = this.answer(method, path, sent);
-        if (!answer) return this.cluster.request(method, path, sent, contentType, headers);
-        const [status, body] = answer;
-        return { status, body, text: JSON.stringify(body) };
-    }
-
-    private answer(method: string, path: string, sent: unknown): [number, unknown] | undefined {
+    protected answer(method: string, path: string, sent: unknown): [number, unknown] | undefined {
         // version.Info of k8s.io/apimachinery, as test/support/fake-kube-api.ts answers it.
         if (method === "GET" && path === "/version") return [200, { major: "1", minor: "31", gitVersion: "v1.31.2" }];
         if (path === `/api/v1/namespaces/${NS}/secrets/nats-nkeys`) {

@@ -277,3 +277,30 @@ export interface FakeDeployment {
 function status(code: number, message: string) {
     return { kind: "Status", apiVersion: "v1", status: "Failure", message, code };
 }
+
+/**
+ * An API server in front of FakeOpenBaoCluster: `answer` takes the paths of what it plays, the
+ * cluster answers everything else (OpenBao's members, the readers' Deployments).
+ */
+export abstract class InFrontOfOpenBaoCluster implements Kube {
+    readonly server = "https://api.fake:6443";
+    readonly cluster = new FakeOpenBaoCluster();
+    readonly requests: string[] = [];
+
+    async request(
+        method: string,
+        path: string,
+        sent?: unknown,
+        contentType?: string,
+        headers?: Readonly<Record<string, string>>,
+    ): Promise<KubeAnswer> {
+        this.requests.push(`${method} ${path}`);
+        const answer = this.answer(method, path, sent);
+        if (!answer) return this.cluster.request(method, path, sent, contentType, headers);
+        const [status, body] = answer;
+        return { status, body, text: JSON.stringify(body) };
+    }
+
+    /** `[status, body]` for a path it plays, else undefined. */
+    protected abstract answer(method: string, path: string, sent: unknown): [number, unknown] | undefined;
+}
