@@ -7,7 +7,7 @@ import { CASSANDRA, CASSANDRA_CREDS_KEY, CASSANDRA_SERVICE_ROLES } from "../cont
 import type { KvTarget } from "../contracts/openbao";
 import { changedInputs, readKubeSecrets, secretConfig } from "../dynamic/base";
 import type { OpenBaoReach } from "./access";
-import { kvDataPath, kvName, readKv, type KvVersion } from "./kv-credential";
+import { kvName, mergeKv, readKv, type KvVersion } from "./kv-credential";
 import { activeMember } from "./leader";
 import type { OpenBaoMembers } from "./members";
 import { restartReaders, type CredentialReader } from "./readers";
@@ -137,7 +137,8 @@ export class CassandraPasswordProvider implements pulumi.dynamic.ResourceProvide
         }
         const written: string[] = [];
         for (const s of stale) {
-            await this.write(members, leader, s.target, s.kv!, inputs.password).catch((err: unknown) => {
+            // The new password over the version read; sis-api's login holds more fields, which stay.
+            const after = await mergeKv(members, leader, s.target, s.kv!, { password: inputs.password }).catch((err: unknown) => {
                 const before = written.length > 0 ? ` Written before it: ${written.join(", ")}.` : "";
                 throw new Error(
                     `${WHAT}: writing ${kvName(s.target)} failed: ${(err as Error).message}. Cassandra has the new password.${before} ` +
@@ -146,6 +147,7 @@ export class CassandraPasswordProvider implements pulumi.dynamic.ResourceProvide
                 );
             });
             written.push(kvName(s.target));
+            this.say(`${WHAT}: wrote ${kvName(s.target)} (version ${after!.version})`);
         }
         const latest = (await readLogins(members, leader))
             .map((s) => s.kv)
@@ -160,14 +162,6 @@ export class CassandraPasswordProvider implements pulumi.dynamic.ResourceProvide
               })
             : [];
         return { ...inputs, rotated, written, restarted, drifted: [] };
-    }
-
-    /** The new password over the version read, every other field kept (sis-api's login holds more), then read back. */
-    private async write(members: OpenBaoMembers, leader: string, t: KvTarget, stored: KvVersion, password: string): Promise<void> {
-        await members.write(leader, kvDataPath(t), { options: { cas: stored.version }, data: { ...stored.data, password } });
-        const after = await readKv(members, leader, t);
-        if (after?.data.password !== password) throw new Error("read back, it does not hold the new password");
-        this.say(`${WHAT}: wrote ${kvName(t)} (version ${after.version})`);
     }
 }
 

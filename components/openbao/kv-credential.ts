@@ -45,6 +45,26 @@ export async function writeKv(members: OpenBaoMembers, pod: string, t: KvTarget,
     await members.write(pod, kvDataPath(t), { data });
 }
 
+/**
+ * Writes `fields` over the version read, every other field kept, as a check-and-set (a write by
+ * someone else since fails it: OpenBao answers 400), then reads it back. Returns the new version,
+ * or undefined when it held them already.
+ */
+export async function mergeKv(
+    members: OpenBaoMembers,
+    pod: string,
+    t: KvTarget,
+    stored: KvVersion,
+    fields: Readonly<Record<string, string>>,
+): Promise<KvVersion | undefined> {
+    const holdsFields = (v: KvVersion | undefined) => v !== undefined && Object.entries(fields).every(([k, x]) => v.data[k] === x);
+    if (holdsFields(stored)) return undefined;
+    await members.write(pod, kvDataPath(t), { options: { cas: stored.version }, data: { ...stored.data, ...fields } });
+    const after = await readKv(members, pod, t);
+    if (!holdsFields(after)) throw new Error(`${kvName(t)} read back does not hold what was written`);
+    return after;
+}
+
 /** Whether a stored version holds exactly the declared fields. */
 export function holds(stored: KvVersion | undefined, data: Readonly<Record<string, string>>): boolean {
     if (!stored) return false;

@@ -15,7 +15,7 @@ import {
 } from "../nats/nkey-secret";
 import { changedInputs, readKubeSecrets, secretConfig } from "../dynamic/base";
 import type { OpenBaoReach } from "./access";
-import { kvDataPath, kvName, readKv } from "./kv-credential";
+import { kvName, mergeKv, readKv } from "./kv-credential";
 import { activeMember } from "./leader";
 import type { OpenBaoMembers } from "./members";
 import { restartReaders, type CredentialReader } from "./readers";
@@ -222,13 +222,10 @@ export class NkeyRotationProvider implements pulumi.dynamic.ResourceProvider<Nke
                     `(kubectl -n ${NATS.namespace} get secret ${NKEY_SECRET.name}, then run pulumi up again)`,
             );
         }
-        if (Object.entries(fields).every(([k, v]) => stored.data[k] === v)) return;
-        await members.write(leader, kvDataPath(t), { options: { cas: stored.version }, data: { ...stored.data, ...fields } });
-        const after = await readKv(members, leader, t);
-        if (!after || !Object.entries(fields).every(([k, v]) => after.data[k] === v)) {
-            throw new Error(`${WHAT}: ${kvName(t)} read back does not hold the new key`);
-        }
-        this.say(`${WHAT}: wrote ${kvName(t)} (version ${after.version})`);
+        const after = await mergeKv(members, leader, t, stored, fields).catch((err: unknown) => {
+            throw new Error(`${WHAT}: ${(err as Error).message}`, { cause: err });
+        });
+        if (after) this.say(`${WHAT}: wrote ${kvName(t)} (version ${after.version})`);
     }
 }
 

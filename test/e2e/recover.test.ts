@@ -104,6 +104,7 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
                 await wait;
                 return false;
             }
+            if (turnAwayInstalls && w.operation === "CREATE" && w.status === "pending-install") return false;
             return onRecord?.(w);
         };
         assert.equal((await kube.request("POST", "/api/v1/namespaces", { metadata: { name: CONTROLLER_NS } })).status, 201);
@@ -225,6 +226,12 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
 
     /** What the current case watches for in Helm's record writes (the webhook asks it before storing one). */
     let onRecord: ((w: RecordWrite) => Promise<void> | boolean | void) | undefined;
+    /**
+     * Turns every install's first record away, until unset. Unlike `onRecord`, which the kill clears,
+     * it also holds for a write the run sent just before it was frozen, whose admission call the API
+     * server makes after that (a CI run once let cert-manager's record through so).
+     */
+    let turnAwayInstalls = false;
     /** While set, the install of a release that keeps data waits at the door and is turned away once the run is killed. */
     let untilKilled: Promise<void> | undefined;
 
@@ -606,20 +613,22 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
             // This user path needs the kill to land outside Pulumi's non-atomic write of the checkpoint's
             // sidecar; a kill inside it tears the sidecar, which only recover repairs: then kill again.
             for (let attempt = 1; ; attempt++) {
-                let turnAway = false;
-                await killRunAt(async (marker) => {
-                    const frozen = await new Promise<number[]>((resolve) => {
-                        onRecord = (w) => {
-                            if (turnAway) return false;
-                            if (w.operation !== "CREATE" || w.status !== "pending-install") return;
-                            // Every install in flight is turned away: the releases stay pending creates of the state alone.
-                            turnAway = true;
-                            resolve(freezeRun(marker));
-                            return false;
-                        };
+                try {
+                    await killRunAt(async (marker) => {
+                        const frozen = await new Promise<number[]>((resolve) => {
+                            onRecord = (w) => {
+                                if (w.operation !== "CREATE" || w.status !== "pending-install") return;
+                                // Every install in flight is turned away: the releases stay pending creates of the state alone.
+                                turnAwayInstalls = true;
+                                resolve(freezeRun(marker));
+                                return false;
+                            };
+                        });
+                        return frozen;
                     });
-                    return frozen;
-                });
+                } finally {
+                    turnAwayInstalls = false;
+                }
                 // Every command reads the checkpoint's own sidecar; a torn backup's (.bak) is rewritten by the next save.
                 const backend = locateStack(state, "nvcf-self-managed", STACK);
                 const torn = tornAttrs(backend).filter((t) => t.blob === checkpointFile(backend));
