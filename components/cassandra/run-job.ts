@@ -42,7 +42,7 @@ export async function runRotationJob(kube: Kube, run: RotationRun): Promise<Rota
         const secret = await kube.request("POST", SECRETS, rotationSecret(uid, { ...run.superuser, servicePassword: run.password }));
         if (secret.status !== 201) throw new Error(`creating secret ${CASSANDRA.namespace}/${ROTATION_JOB}: ${answer(secret)}`);
         run.say(`the Cassandra password rotation: ${WHERE} started on ${template.image}`);
-        const ended = await untilEnded(kube, run, deadline);
+        const ended = await untilEnded(kube, run.pollMs, deadline);
         const report = await terminationMessage(kube, uid);
         const result = parseRotationResult(report.message ?? "");
         if (ended.type === "Complete" && !result.failed) return result;
@@ -60,7 +60,7 @@ export async function runRotationJob(kube: Kube, run: RotationRun): Promise<Rota
 /** Polls the Job until its Complete or Failed condition is True (with the controller's reason), or its deadline passes, with a minute's grace. */
 async function untilEnded(
     kube: Kube,
-    run: RotationRun,
+    pollMs: number,
     deadlineSeconds: number,
 ): Promise<{ type: "Complete" | "Failed" | "timeout"; reason?: string; message?: string }> {
     const deadline = Date.now() + (deadlineSeconds + 60) * 1000;
@@ -73,7 +73,7 @@ async function untilEnded(
             if (c) return { type, reason: c.reason, message: c.message };
         }
         if (Date.now() > deadline) return { type: "timeout" };
-        await new Promise((r) => setTimeout(r, run.pollMs));
+        await new Promise((r) => setTimeout(r, pollMs));
     }
 }
 

@@ -7,7 +7,7 @@ import { CASSANDRA, CASSANDRA_CREDS_KEY, CASSANDRA_SERVICE_ROLES } from "../cont
 import type { KvTarget } from "../contracts/openbao";
 import { changedInputs, readKubeSecrets, secretConfig } from "../dynamic/base";
 import type { OpenBaoReach } from "./access";
-import { kvName, mergeKv, readKv, type KvVersion } from "./kv-credential";
+import { kvName, latestVersion, mergeKv, readKv, type KvVersion } from "./kv-credential";
 import { activeMember } from "./leader";
 import type { OpenBaoMembers } from "./members";
 import { restartReaders, type CredentialReader } from "./readers";
@@ -94,8 +94,7 @@ export class CassandraPasswordProvider implements pulumi.dynamic.ResourceProvide
     async read(id: string, props?: CassandraPasswordOutputs): Promise<pulumi.dynamic.ReadResult<CassandraPasswordOutputs>> {
         if (!props) throw new Error("importing a Cassandra password rotation is not supported; declare it instead");
         const { members, leader } = await this.leader(props);
-        const stored = await readLogins(members, leader);
-        const drifted = stored.filter((s) => s.kv && s.kv.data.password !== props.password).map((s) => kvName(s.target));
+        const drifted = (await readLogins(members, leader)).filter(holdsOther(props.password)).map((s) => kvName(s.target));
         return { id, props: { ...props, drifted } };
     }
 
@@ -113,8 +112,8 @@ export class CassandraPasswordProvider implements pulumi.dynamic.ResourceProvide
     private async apply(inputs: CassandraPasswordInputs): Promise<CassandraPasswordOutputs> {
         const { kube, members, leader } = await this.leader(inputs);
         const pollMs = this.options.pollMs ?? inputs.pollSeconds * 1000;
-        // A login OpenBao does not have is one no service reads (its release is off); the migrations write it when one is.
-        const stale = (await readLogins(members, leader)).filter((s) => s.kv && s.kv.data.password !== inputs.password);
+        const logins = await readLogins(members, leader);
+        const stale = logins.filter(holdsOther(inputs.password));
         let rotated: string[] = [];
         if (stale.length > 0) {
             const result = await runRotationJob(kube, {
@@ -148,11 +147,10 @@ export class CassandraPasswordProvider implements pulumi.dynamic.ResourceProvide
             });
             written.push(kvName(s.target));
             this.say(`${WHAT}: wrote ${kvName(s.target)} (version ${after!.version})`);
+            // The version just written stands for this login below, as OpenBao would answer it now.
+            s.kv = after;
         }
-        const latest = (await readLogins(members, leader))
-            .map((s) => s.kv)
-            .filter((kv): kv is KvVersion => kv !== undefined)
-            .reduce<KvVersion | undefined>((a, b) => (!a || Date.parse(b.createdTime) > Date.parse(a.createdTime) ? b : a), undefined);
+        const latest = latestVersion(logins.map((s) => s.kv));
         const restarted = latest
             ? await restartReaders(kube, inputs.readers, latest.createdTime, {
                   what: WHAT,
@@ -163,6 +161,11 @@ export class CassandraPasswordProvider implements pulumi.dynamic.ResourceProvide
             : [];
         return { ...inputs, rotated, written, restarted, drifted: [] };
     }
+}
+
+/** A login OpenBao has that holds another password. One it does not have, no service reads (its release is off); the migrations write it when one is. */
+function holdsOther(password: string): (login: { kv?: KvVersion }) => boolean {
+    return (login) => login.kv !== undefined && login.kv.data.password !== password;
 }
 
 /** Every service's login as OpenBao holds it now (kv undefined where there is none). */

@@ -5,7 +5,7 @@ import { changedInputs, readKubeSecrets, secretConfig, UNKNOWN_INPUT } from "../
 import { connect } from "../../lib/kubernetes/connect";
 import type { KubeSecrets } from "../../lib/cluster-access/reach";
 import type { OpenBaoReach } from "./access";
-import { dockerAuthProblem, holds, kvName, readKv, writeKv, type KvVersion } from "./kv-credential";
+import { dockerAuthProblem, holds, kvName, latestVersion, readKv, writeKv, type KvVersion } from "./kv-credential";
 import { restartReaders, type CredentialReader } from "./readers";
 import type { OpenBaoMembers } from "./members";
 import { activeMember } from "./leader";
@@ -118,7 +118,7 @@ export class KvCredentialProvider implements pulumi.dynamic.ResourceProvider<KvC
     private async apply(inputs: KvCredentialInputs): Promise<KvCredentialOutputs> {
         const { kube, members, leader } = await this.leader(inputs);
         const written: string[] = [];
-        let latest: KvVersion | undefined;
+        const versions: KvVersion[] = [];
         for (const t of inputs.targets) {
             let stored = await readKv(members, leader, t);
             if (!holds(stored, inputs.data)) {
@@ -140,8 +140,9 @@ export class KvCredentialProvider implements pulumi.dynamic.ResourceProvider<KvC
                         `${inputs.credential}: ${kvName(t)} field ${field} read back is not a raw docker auth string: ${problem}`,
                     );
             }
-            if (!latest || Date.parse(stored!.createdTime) > Date.parse(latest.createdTime)) latest = stored;
+            versions.push(stored!);
         }
+        const latest = latestVersion(versions);
         const restarted = latest
             ? await restartReaders(kube, inputs.readers, latest.createdTime, {
                   what: inputs.credential,

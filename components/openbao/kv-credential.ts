@@ -65,6 +65,13 @@ export async function mergeKv(
     return after;
 }
 
+/** The version written last of those given (OpenBao's `created_time`), which the readers' pods must have started after. */
+export function latestVersion(versions: readonly (KvVersion | undefined)[]): KvVersion | undefined {
+    let latest: KvVersion | undefined;
+    for (const v of versions) if (v && (!latest || Date.parse(v.createdTime) > Date.parse(latest.createdTime))) latest = v;
+    return latest;
+}
+
 /** Whether a stored version holds exactly the declared fields. */
 export function holds(stored: KvVersion | undefined, data: Readonly<Record<string, string>>): boolean {
     if (!stored) return false;
