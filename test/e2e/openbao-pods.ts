@@ -40,6 +40,8 @@ export class OpenBaoPods {
     /** The requests the pod proxy carried to the members. */
     readonly requests: { pod: string; method: string; path: string }[] = [];
     readonly errors: string[] = [];
+    /** Members whose process ended by itself and was started again, as a kubelet restarts a container that exits. */
+    readonly crashes: string[] = [];
     private network?: http.Server;
     private loop?: Promise<void>;
     private running = false;
@@ -67,6 +69,7 @@ export class OpenBaoPods {
         this.running = true;
         this.loop = (async () => {
             while (this.running) {
+                await this.restartEnded().catch((err) => this.errors.push(String(err)));
                 await this.kubelet.tick().catch((err) => this.errors.push(String(err)));
                 await new Promise((r) => setTimeout(r, 100));
             }
@@ -87,6 +90,8 @@ export class OpenBaoPods {
     async stop(): Promise<void> {
         this.running = false;
         await this.loop;
+        // Kept in the suite's output: a member that ended by itself is OpenBao's story, worth reading even when the cases passed.
+        for (const c of this.crashes) console.log(`# OpenBao member started again after its process ended: ${c.replaceAll("\n", "\n# ")}`);
         await new Promise((r) => (this.network ? this.network.close(r) : r(undefined)));
         await this.bao.stop();
     }
@@ -95,8 +100,21 @@ export class OpenBaoPods {
         this.leaderAtRestart.set(name, await this.bao.leader());
         this.events.push(`restart ${name}`);
         await this.bao.restart(name);
+        await this.sidecar(name);
+    }
+
+    /** A member whose process ended by itself comes back sealed in the same pod (restartPolicy Always), and its sidecar unseals it. */
+    private async restartEnded(): Promise<void> {
+        for (const [name, how] of [...this.bao.ended]) {
+            this.crashes.push(`${name}: its process ended (${how}); its log ends:\n${this.bao.logTail(name)}`);
+            await this.bao.restart(name);
+            await this.sidecar(name);
+        }
+    }
+
+    /** As the auto-unseal sidecar does: it tries again until the member is unsealed (or the suite stops). */
+    private async sidecar(name: string): Promise<void> {
         if (this.staysSealed.has(name)) return;
-        // As the auto-unseal sidecar does: it tries again until the member is unsealed (or the suite stops).
         for (let attempt = 1; ; attempt++) {
             try {
                 return await this.unseal(name);

@@ -611,7 +611,7 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
                     return answers.every((a) => a.endsWith(" unsealed"));
                 },
                 2 * MIN,
-                () => [...answers, ...pods.errors].join("; "),
+                () => [...answers, ...pods.errors, ...pods.crashes].join("; "),
             );
             const healthy = await status();
             assert.match(healthy.out, /^control plane +openbao +ok +OpenBao is initialised and unsealed$/m, healthy.out);

@@ -24,6 +24,8 @@ export class BaoCluster {
     unsealKey = "";
     /** The plugin binary's SHA-256, as registered. */
     jwtPluginSha256 = "";
+    /** Members whose process ended by itself (not stopped here), with how it ended; cleared when it starts again. */
+    readonly ended = new Map<string, string>();
     private readonly procs = new Map<string, ChildProcess>();
     private readonly pluginDir: string;
 
@@ -116,6 +118,15 @@ export class BaoCluster {
         await this.until(name, async () => (await this.call(name, "GET", "sys/seal-status")).status === 200);
     }
 
+    /** The last lines a member's process wrote. */
+    logTail(name: string, lines = 15): string {
+        return fs
+            .readFileSync(path.join(this.dir, `${name}.log`), "utf8")
+            .split("\n")
+            .slice(-lines)
+            .join("\n");
+    }
+
     /** The member that leads now, by its own `sys/leader`. */
     async leader(): Promise<string | undefined> {
         for (const n of this.names) {
@@ -196,7 +207,13 @@ export class BaoCluster {
         const out = fs.openSync(path.join(this.dir, `${name}.log`), "a");
         const p = stopWithThisProcess(spawn(this.bin, ["server", `-config=${config}`], { stdio: ["ignore", out, out] }));
         fs.closeSync(out);
+        this.ended.delete(name);
         this.procs.set(name, p);
+        p.once("exit", (code, signal) => {
+            if (this.procs.get(name) !== p) return;
+            this.procs.delete(name);
+            this.ended.set(name, code === null ? `signal ${signal}` : `exit code ${code}`);
+        });
     }
 
     private async stopProcess(name: string): Promise<void> {
@@ -209,14 +226,7 @@ export class BaoCluster {
         const deadline = Date.now() + timeoutMs;
         for (;;) {
             if (await probe().catch(() => false)) return;
-            if (Date.now() > deadline) {
-                const log = fs
-                    .readFileSync(path.join(this.dir, `${name}.log`), "utf8")
-                    .split("\n")
-                    .slice(-15)
-                    .join("\n");
-                throw new Error(`${name}: not ready after ${timeoutMs} ms; its log ends:\n${log}`);
-            }
+            if (Date.now() > deadline) throw new Error(`${name}: not ready after ${timeoutMs} ms; its log ends:\n${this.logTail(name)}`);
             await new Promise((r) => setTimeout(r, 200));
         }
     }
