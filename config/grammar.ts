@@ -274,6 +274,19 @@ export const singleLine: Grammar = {
     },
 };
 
+/** A place in a Kubernetes object, as `npm run status -- --drift` writes it. */
+export const fieldPath: Grammar = {
+    what: "a field path",
+    allowed:
+        "field names joined by '.', a list item's name or a key with dots in [...], such as spec.replicas, data[config.yaml] or spec.template.spec.containers[*].image; * matches anything within one step",
+    check: (v) => {
+        if (v === "") return "it is empty";
+        const ch = describeChar(v);
+        if (ch) return ch;
+        return /^[^.[\]]+(\.[^.[\]]+|\[[^\]]+\])*$/.test(v) ? undefined : "it is not steps joined by '.' and [...]";
+    },
+};
+
 /** A registry user name: it is joined to the key as `user:key` in a docker auth. */
 export const registryUsername: Grammar = {
     what: "a registry user name",

@@ -5,6 +5,7 @@ import {
     chartVersion,
     dnsLabel,
     dnsSubdomain,
+    fieldPath,
     filePath,
     grammarString as g,
     hostname,
@@ -573,6 +574,16 @@ export type ControlPlaneConfig = z.output<typeof environmentSchema>;
 export const releaseOverrideSchema = z.strictObject({
     version: g(chartVersion, { message: "version must be a semantic version" }).optional(),
     values: freeMap.optional(),
+    /** Fields of the release's objects that change by design: `npm run status` does not report them as drift. */
+    driftIgnore: z
+        .array(
+            z.strictObject({
+                kind: g(singleLine).min(1).optional(),
+                name: g(singleLine).min(1).optional(),
+                path: g(fieldPath),
+            }),
+        )
+        .optional(),
 });
 export type ReleaseOverride = z.infer<typeof releaseOverrideSchema>;
 

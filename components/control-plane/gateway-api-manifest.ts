@@ -1,9 +1,9 @@
 import * as fs from "node:fs";
-import { createRequire } from "node:module";
 import * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/project";
 import type { ControlPlaneConfig } from "../../config/schema";
 import { GATEWAY_API, GATEWAY_API_CRDS, gatewayApiVersionSupported } from "../contracts/gateway-api";
+import { loadAllYaml } from "../../lib/kubernetes/yaml";
 
 /** One object of the Gateway API release's manifest. */
 export type Manifest = {
@@ -39,7 +39,7 @@ function readManifest(file: string): Manifest[] {
     }
     let docs: unknown[];
     try {
-        docs = loadAll(text);
+        docs = loadAllYaml(text);
     } catch (err) {
         throw new pulumi.RunError(`${key}: ${file} is not valid YAML: ${(err as Error).message}`, { cause: err });
     }
@@ -70,9 +70,4 @@ export function gatewayApiManifestProblem(objects: readonly Manifest[]): string 
     if (old.length > 0)
         problems.push(`is Gateway API ${old.join("/")} (${GATEWAY_API.versionAnnotation}), older than ${GATEWAY_API.minVersion}`);
     return problems.length > 0 ? problems.join("; ") : undefined;
-}
-
-function loadAll(text: string): unknown[] {
-    const requireFromClient = createRequire(require.resolve("@kubernetes/client-node"));
-    return (requireFromClient("js-yaml") as { loadAll: (t: string) => unknown[] }).loadAll(text);
 }

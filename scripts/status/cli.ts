@@ -8,13 +8,15 @@ import type { Connect, StatusReport } from "./run";
 import type { GivenKubeconfigs } from "./targets";
 
 const USAGE =
-    "usage: npm run --silent status -- --stack <name> [--json] [--watch [seconds]] [--dir <program directory>]\n" +
+    "usage: npm run --silent status -- --stack <name> [--drift] [--json] [--watch [seconds]] [--dir <program directory>]\n" +
     "                                  [--kubeconfig <file>] [--context <name>] [--kubeconfig-for <plane>=<file>]...\n";
 
 const HELP =
     USAGE +
-    "\nThe stack's clusters, read-only: preflight, the health gate and the Helm releases against the stack's.\n" +
+    "\nThe stack's clusters, read-only: preflight, the health gate, the Helm releases against the stack's, and\n" +
+    "their objects against what Helm recorded (compared in a server-side dry-run, which writes nothing).\n" +
     "  --stack <name>                  the stack file Pulumi.<name>.yaml (required; its secrets are never decrypted)\n" +
+    "  --drift                         a line per release, and each field that differs, with the manager that changed it\n" +
     "  --json                          JSON instead of the table (one line per round with --watch)\n" +
     "  --watch [seconds]               check again every <seconds> (default 10) until interrupted\n" +
     "  --dir <directory>               the program's directory (default: the current one)\n" +
@@ -30,6 +32,7 @@ const OPTIONS = {
     stack: { type: "string" },
     dir: { type: "string" },
     json: { type: "boolean" },
+    drift: { type: "boolean" },
     watch: { type: "string" },
     ...KUBECONFIG_OPTIONS,
 } as const;
@@ -54,6 +57,7 @@ interface Options {
     readonly stack: string;
     readonly root: string;
     readonly json: boolean;
+    readonly drift: boolean;
     readonly watchSeconds?: number;
     readonly given: GivenKubeconfigs;
 }
@@ -74,6 +78,7 @@ function parse(argv: readonly string[]): Options {
         stack,
         root,
         json: values.json === true,
+        drift: values.drift === true,
         ...(watchSeconds !== undefined ? { watchSeconds } : {}),
         given: givenKubeconfigs(values),
     };
@@ -115,7 +120,7 @@ export async function statusCli(
     const print = (report: StatusReport) =>
         io.out(options.json ? formatStatusJson(report, options.watchSeconds !== undefined) : formatTable(report));
     for (;;) {
-        const report = await statusRound(options.stack, targets, connect);
+        const report = await statusRound(targets, connect, { stack: options.stack, drift: options.drift ? "details" : "summary" });
         print(report);
         const code = exitCode(report);
         if (options.watchSeconds === undefined || deps.signal?.aborted) return code;

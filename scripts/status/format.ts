@@ -63,7 +63,29 @@ export function formatTable(report: StatusReport): string {
     if (unreachable) parts.push(`${unreachable} cluster${unreachable > 1 ? "s" : ""} unreachable`);
     if (skipped) parts.push(`${skipped} cluster${skipped > 1 ? "s" : ""} not checked`);
     out.push(`${parts.join("; ")} (exit ${exitCode(report)})`);
-    return `${out.join("\n")}\n`;
+    return `${[...out, ...objectDetails(report)].join("\n")}\n`;
+}
+
+/** With `--drift`: under the table, each drifted object and its fields (path, recorded, live, who changed it). */
+function objectDetails(report: StatusReport): string[] {
+    const out: string[] = [];
+    for (const c of report.clusters) {
+        for (const r of c.objects ?? []) {
+            if (r.drifted.length === 0) continue;
+            out.push("", `${c.cluster}: release ${r.release} (${r.namespace}, revision ${r.revision})`);
+            for (const o of r.drifted) {
+                const name = `${o.kind} ${o.namespace ? `${o.namespace}/` : ""}${o.name}`;
+                if (o.state === "missing")
+                    out.push(`  ${name}: missing (deleted; who deleted it is not kept in the cluster, only in the API server's audit log)`);
+                else if (o.state === "unknown") out.push(`  ${name}: not compared: ${o.detail ?? ""}`);
+                else {
+                    out.push(`  ${name}:`);
+                    for (const f of o.fields) out.push(`    ${f.path}: recorded ${f.recorded}, live ${f.live}; ${f.changedBy}`);
+                }
+            }
+        }
+    }
+    return out;
 }
 
 /** The report as JSON: pretty for one round, one line per round under --watch (JSON Lines). */

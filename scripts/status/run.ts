@@ -1,9 +1,15 @@
 /**
- * One round of `npm run status`: on each cluster, preflight, the health gate and the Helm drift,
- * read-only; a cluster that does not answer stops there (every other check would say the same).
+ * One round of `npm run status`: on each cluster, preflight, the health gate, the Helm releases
+ * and their objects against the stack's, read-only (the objects are compared in a server-side
+ * dry-run, which writes nothing); a cluster that does not answer stops there (every other check
+ * would say the same).
  */
 import { failed, health, preflight, type CheckResult } from "../../components/health/checks";
-import { installedReleases, releaseDrift } from "../../components/health/helm-releases";
+import { installedReleases, releaseDrift, releaseHistory, type InstalledRelease } from "../../components/health/helm-releases";
+import { objectsSummaryCheck, releaseObjectsCheck, uncomparedCheck, type UncomparedRelease } from "../../components/drift/check";
+import { releaseObjectDrift, type ReleaseObjects } from "../../components/drift/release-objects";
+import { BUILT_IN_IGNORES, userRules } from "../../components/drift/rules";
+import { Discovery } from "../../lib/kubernetes/discovery";
 import { bundleReleaseCheck } from "../../components/bundle/installed";
 import { httpKube, type Kube } from "../../lib/kubernetes/client";
 import { apiServer, type KubeAccess } from "../../lib/cluster-access/access";
@@ -17,6 +23,14 @@ export interface ClusterReport {
     readonly state: ClusterState;
     readonly reason?: string;
     readonly checks: readonly CheckResult[];
+    /** With `--drift`: each release's objects that differ from what Helm recorded, field by field. */
+    readonly objects?: readonly ReleaseObjects[];
+}
+
+/** `summary`: one line for every release's objects; `details`: a line per release and each changed field. */
+export interface RoundOptions {
+    readonly stack: string;
+    readonly drift: "summary" | "details";
 }
 
 export interface StatusReport {
@@ -34,7 +48,7 @@ export const connectWithKubeconfig: Connect = async (access) => httpKube(await a
 
 const UNREACHABLE = /could not be reached|refused the credentials/;
 
-export async function checkCluster(target: StatusTarget, connect: Connect): Promise<ClusterReport> {
+export async function checkCluster(target: StatusTarget, connect: Connect, options: RoundOptions): Promise<ClusterReport> {
     const { cluster } = target;
     if (!target.access) return { cluster, state: "skipped", reason: `not checked: ${target.skipped ?? "no way to reach it"}`, checks: [] };
     let kube: Kube;
@@ -50,7 +64,19 @@ export async function checkCluster(target: StatusTarget, connect: Connect): Prom
     }
     if (target.health) results.push(...(await health(kube, target.health)));
     if (target.bundleRelease) results.push(await guardedBundleCheck(kube, target.bundleRelease));
-    results.push(...(await drift(kube, target)));
+    const releases = await helmReleases(kube, target);
+    results.push(...releases.checks);
+    let objects: ReleaseObjects[] | undefined;
+    if (releases.installed) {
+        const compared = await objectDrift(kube, target, releases.installed);
+        if (options.drift === "details") {
+            objects = compared.reports;
+            results.push(...compared.reports.map((r) => releaseObjectsCheck(r, options.stack)));
+            results.push(...compared.uncompared.map(uncomparedCheck));
+        } else if (compared.reports.length + compared.uncompared.length > 0) {
+            results.push(objectsSummaryCheck(compared.reports, compared.uncompared, options.stack));
+        }
+    }
     // The health gate repeats a failed version check that preflight already reported.
     const seen = new Set<string>();
     const unique = results.filter((r) => {
@@ -59,7 +85,7 @@ export async function checkCluster(target: StatusTarget, connect: Connect): Prom
         seen.add(key);
         return true;
     });
-    return { cluster, state: "checked", checks: unique };
+    return { cluster, state: "checked", checks: unique, ...(objects ? { objects } : {}) };
 }
 
 async function guardedBundleCheck(kube: Kube, selected: string): Promise<CheckResult> {
@@ -75,12 +101,13 @@ async function guardedBundleCheck(kube: Kube, selected: string): Promise<CheckRe
     }
 }
 
-async function drift(kube: Kube, target: StatusTarget): Promise<CheckResult[]> {
+async function helmReleases(kube: Kube, target: StatusTarget): Promise<{ checks: CheckResult[]; installed?: InstalledRelease[] }> {
     const namespaces = [...new Set([...target.releases.map((r) => r.namespace), ...target.extrasIn])];
     try {
-        return releaseDrift(target.releases, await installedReleases(kube, namespaces), target.extrasIn);
+        const installed = await installedReleases(kube, namespaces);
+        return { checks: releaseDrift(target.releases, installed, target.extrasIn), installed };
     } catch (error) {
-        return [
+        const checks = [
             {
                 name: "releases",
                 ok: false,
@@ -88,14 +115,50 @@ async function drift(kube: Kube, target: StatusTarget): Promise<CheckResult[]> {
                 fix: "check the kubeconfig's right to list Secrets (kubectl auth can-i list secrets -A)",
             },
         ];
+        return { checks };
     }
 }
 
-export async function statusRound(stack: string, targets: readonly StatusTarget[], connect: Connect): Promise<StatusReport> {
+/** The objects of each declared release whose newest revision is deployed (another status is reported above), against the live ones. */
+async function objectDrift(
+    kube: Kube,
+    target: StatusTarget,
+    installed: readonly InstalledRelease[],
+): Promise<{ reports: ReleaseObjects[]; uncompared: UncomparedRelease[] }> {
+    const discovery = new Discovery(kube);
+    const reports: ReleaseObjects[] = [];
+    const uncompared: UncomparedRelease[] = [];
+    for (const want of target.releases) {
+        const here = installed.find((r) => r.name === want.name && r.namespace === want.namespace);
+        if (!here || here.status !== "deployed") continue;
+        const where = { release: want.name, namespace: want.namespace };
+        try {
+            const revision = (await releaseHistory(kube, want.namespace, want.name)).find((r) => r.revision === here.revision);
+            if (!revision?.chartVersion) {
+                uncompared.push({ ...where, error: `the record of revision ${here.revision} could not be decoded` });
+                continue;
+            }
+            const rules = [...BUILT_IN_IGNORES, ...userRules(target.driftIgnore?.[want.name])];
+            reports.push(
+                await releaseObjectDrift(
+                    kube,
+                    discovery,
+                    { ...where, name: want.name, revision: here.revision, manifest: revision.manifest },
+                    rules,
+                ),
+            );
+        } catch (error) {
+            uncompared.push({ ...where, error: (error as Error).message });
+        }
+    }
+    return { reports, uncompared };
+}
+
+export async function statusRound(targets: readonly StatusTarget[], connect: Connect, options: RoundOptions): Promise<StatusReport> {
     const time = new Date().toISOString();
     // The clusters are independent: one slow cluster should not hold up the others' answers.
-    const clusters = await Promise.all(targets.map((t) => checkCluster(t, connect)));
-    return { stack, time, clusters };
+    const clusters = await Promise.all(targets.map((t) => checkCluster(t, connect, options)));
+    return { stack: options.stack, time, clusters };
 }
 
 /** 0 every check passed, 1 a check failed, 2 a cluster did not answer or none could be checked. */

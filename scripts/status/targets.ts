@@ -6,6 +6,7 @@
  * those clusters are "not checked" unless a kubeconfig file is given on the command line.
  */
 import type { GivenKubeconfigs } from "../lib/kubeconfig-options";
+import type { UserDriftIgnore } from "../../components/drift/rules";
 import type { HealthSpec, PreflightSpec } from "../../components/health/checks";
 import { computePlaneExtrasNamespaces, computePlaneReleases, controlPlaneExtrasNamespaces, controlPlaneReleases } from "./desired-releases";
 import type { DesiredRelease } from "../../components/health/helm-releases";
@@ -35,6 +36,8 @@ export interface StatusTarget {
     readonly bundleRelease?: string;
     /** The namespaces where a release the stack does not declare is reported as drift. */
     readonly extrasIn: readonly string[];
+    /** The stack file's fields to ignore when comparing a release's objects (`releases.<name>.driftIgnore`), by release. */
+    readonly driftIgnore?: Readonly<Record<string, readonly UserDriftIgnore[]>>;
 }
 
 export type { GivenKubeconfigs } from "../lib/kubeconfig-options";
@@ -65,6 +68,7 @@ export function statusTargets(
         releases: controlPlaneReleases(settings, bundle),
         bundleRelease: bundle.release,
         extrasIn: controlPlaneExtrasNamespaces(settings),
+        driftIgnore: Object.fromEntries(Object.entries(settings.releases).map(([name, o]) => [name, o.driftIgnore ?? []])),
     };
     const planes = settings.computePlanes.map((plane): StatusTarget => {
         const file = given.planes.get(plane.clusterName);

@@ -12,6 +12,7 @@
  * Tools: scripts/e2e/build-tools.sh. Run: npm run test:e2e.
  */
 import * as assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -790,6 +791,81 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             for (const p of Object.values(ADMIN_ISSUER_GRANT_PATHS)) assert.equal(await status(p), 404, `${p} revoked`);
             for (const p of ["auth/jwt/role/nvcf-api", `${NVCF_API_JWT_MOUNT}/roles/nvcf-api-admin`])
                 assert.equal(await status(p), 200, `${p} kept`);
+        },
+    );
+
+    it(
+        "status --drift names a hand edit and a deletion inside a release, with who made the edit; a field the stack file ignores is not reported",
+        { timeout: 5 * MIN },
+        async () => {
+            // status reads the kinds from the real API server's discovery (APIResourceList) and compares each object
+            // through its server-side dry-run apply (dryRun=All): nothing here stands in for either.
+            const where = (name: string) => releases.find((r) => r.name === name)!.namespace;
+            const configMap = (name: string) => `/api/v1/namespaces/${where(name)}/configmaps/e2e-values-${name}`;
+            // As `kubectl edit` changes an object: an update under its own field manager.
+            const edit = async (name: string, data: Record<string, string>) => {
+                const res = await kube.request(
+                    "PATCH",
+                    `${configMap(name)}?fieldManager=kubectl-edit`,
+                    { data },
+                    "application/merge-patch+json",
+                );
+                assert.equal(res.status, 200, res.text);
+            };
+            await edit("api", { chart: "edited by hand" });
+            await edit("ess-api", { values: "{}" });
+            const deleted = await kube.request("DELETE", configMap("sis"));
+            assert.equal(deleted.status, 200, deleted.text);
+            // The stack's kubeconfig is a stack secret, which status never decrypts: the user passes the file.
+            const kubeconfigFile = path.join(work, "kubeconfig");
+            editStackFile((config) => {
+                config["nvcf-self-managed:releases"] = { "ess-api": { driftIgnore: [{ kind: "ConfigMap", path: "data[values]" }] } };
+            });
+            const status = (args: string[]) =>
+                new Promise<{ code: number | null; out: string }>((resolve) => {
+                    const child = spawn(
+                        "npm",
+                        ["run", "--silent", "status", "--", "--stack", STACK, "--kubeconfig", kubeconfigFile, ...args],
+                        {
+                            cwd: project,
+                            env: cli.env,
+                        },
+                    );
+                    let out = "";
+                    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
+                    child.stderr.on("data", (c: Buffer) => (out += c.toString("utf8")));
+                    child.on("close", (code) => resolve({ code, out }));
+                });
+
+            const plain = await status([]);
+            assert.equal(plain.code, 1, plain.out);
+            assert.match(
+                plain.out,
+                /\ncontrol plane +release objects +FAIL +2 of \d+ releases differ from what Helm recorded: sis \(ConfigMap sis\/e2e-values-sis missing\), api \(ConfigMap nvcf\/e2e-values-api: 1 field\)\n +fix: npm run status -- --stack e2e --drift/,
+                plain.out,
+            );
+
+            const drift = await status(["--drift"]);
+            assert.equal(drift.code, 1, drift.out);
+            assert.match(
+                drift.out,
+                /\ncontrol plane +objects api +FAIL +nvcf, revision \d+: ConfigMap nvcf\/e2e-values-api: 1 field\n/,
+                drift.out,
+            );
+            assert.match(
+                drift.out,
+                /\n {4}data\.chart: recorded "helm-nvcf-api", live "edited by hand"; changed by kubectl-edit \(Update, \d{4}-\d\d-\d\dT[\d:]+Z\)\n/,
+                drift.out,
+            );
+            assert.match(drift.out, /\n {2}ConfigMap sis\/e2e-values-sis: missing \(deleted; /, drift.out);
+            // The edited field the stack file ignores is counted, not reported; every other release is as recorded.
+            assert.match(
+                drift.out,
+                /\ncontrol plane +objects ess-api +ok +ess: \d+ objects as revision \d+ recorded them; 1 difference ignored by rule\n/,
+                drift.out,
+            );
+            assert.doesNotMatch(drift.out, /data\[values\]/);
+            assert.doesNotMatch(drift.out, /objects (?!api |sis )\S+ +(FAIL|INCONCLUSIVE)/, drift.out);
         },
     );
 

@@ -48,7 +48,8 @@ export class PulumiCli {
     constructor(
         private readonly bin: string,
         private readonly cwd: string,
-        private readonly env: NodeJS.ProcessEnv,
+        /** The user's environment: the tools on PATH, the cluster's kubeconfig, the file backend. */
+        readonly env: NodeJS.ProcessEnv,
     ) {}
 
     /** Runs `pulumi <args>`; throws with the output unless it exits 0 (or `allowFailure`). */

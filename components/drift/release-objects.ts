@@ -1,0 +1,161 @@
+import { excerpt } from "../../lib/http/client";
+import { listItems, type Kube } from "../../lib/kubernetes/client";
+import type { Discovery } from "../../lib/kubernetes/discovery";
+import { loadAllYaml } from "../../lib/kubernetes/yaml";
+import { differences } from "./compare";
+import { changedByOf, describeChangedBy, type ManagedFieldsEntry } from "./managers";
+import { formatPath } from "./path";
+import { hidesValue, ignoredBy, type DriftIgnoreRule } from "./rules";
+
+/** The manager the dry-run applies as: it owns nothing, so applying as it changes nothing another manager set. */
+export const DRIFT_FIELD_MANAGER = "nvcf-self-managed-drift";
+
+/** One changed field, ready to print: values hidden where they may be credentials. */
+export interface FieldReport {
+    readonly path: string;
+    readonly recorded: string;
+    readonly live: string;
+    readonly changedBy: string;
+    /** The manager that holds the live value (absent when none does). */
+    readonly manager?: string;
+}
+
+/** An object of the release's manifest that is not as the release made it, or could not be compared. */
+export interface ObjectDrift {
+    readonly kind: string;
+    readonly name: string;
+    readonly namespace?: string;
+    readonly state: "missing" | "changed" | "unknown";
+    readonly fields: readonly FieldReport[];
+    /** Why an object could not be compared. */
+    readonly detail?: string;
+}
+
+export interface ReleaseObjects {
+    readonly release: string;
+    readonly namespace: string;
+    readonly revision: number;
+    /** The manifest's objects. */
+    readonly objects: number;
+    readonly drifted: readonly ObjectDrift[];
+    /** Fields that differ but a rule ignores. */
+    readonly ignored: number;
+}
+
+interface ManifestObject {
+    readonly apiVersion: string;
+    readonly kind: string;
+    readonly metadata: { readonly name: string; readonly namespace?: string } & Record<string, unknown>;
+}
+
+const isManifestObject = (o: unknown): o is ManifestObject => {
+    const m = o as Partial<ManifestObject> | null;
+    return !!m && typeof m.apiVersion === "string" && typeof m.kind === "string" && typeof m.metadata?.name === "string";
+};
+
+const show = (v: unknown) => (v === undefined ? "(absent)" : excerpt(JSON.stringify(v), 80));
+
+/** How many objects are compared at once: enough to finish a release in a round trip or two, few enough for a busy API server. */
+const PARALLEL = 8;
+
+async function eachLimited<T, R>(items: readonly T[], f: (t: T) => Promise<R>): Promise<R[]> {
+    const out: R[] = new Array(items.length);
+    let next = 0;
+    const worker = async () => {
+        while (next < items.length) {
+            const i = next++;
+            out[i] = await f(items[i]);
+        }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
+    return out;
+}
+
+/** The objects the HorizontalPodAutoscalers (`autoscaling/v2`) scale, as `Kind/name`. Pure. */
+export function autoscaledTargets(hpas: readonly { spec?: { scaleTargetRef?: { kind?: string; name?: string } } }[]): Set<string> {
+    return new Set(
+        hpas.flatMap((h) => (h.spec?.scaleTargetRef?.kind ? [`${h.spec.scaleTargetRef.kind}/${h.spec.scaleTargetRef.name}`] : [])),
+    );
+}
+
+/**
+ * The objects of a release's recorded manifest against the live ones: each is read, and the
+ * recorded object is applied to it in a server-side dry-run (nothing is written); the fields
+ * where the live object differs from that result are the drift, named with the manager that
+ * holds each. An object that is gone is `missing`; one that cannot be read or applied is
+ * `unknown`, with the API server's answer.
+ */
+export async function releaseObjectDrift(
+    kube: Kube,
+    discovery: Discovery,
+    release: { readonly name: string; readonly namespace: string; readonly revision: number; readonly manifest: string },
+    rules: readonly DriftIgnoreRule[],
+): Promise<ReleaseObjects> {
+    const objects = loadAllYaml(release.manifest).filter(isManifestObject);
+    const scaled = objects.some((o) => o.kind === "Deployment" || o.kind === "StatefulSet")
+        ? autoscaledTargets(await listItems(kube, `/apis/autoscaling/v2/namespaces/${release.namespace}/horizontalpodautoscalers`))
+        : new Set<string>();
+    let ignored = 0;
+    const results = await eachLimited(objects, async (o): Promise<ObjectDrift | undefined> => {
+        const namespace = o.metadata.namespace ?? release.namespace;
+        const id = { kind: o.kind, name: o.metadata.name };
+        let path: string;
+        let namespaced: boolean;
+        try {
+            namespaced = (await discovery.resource(o.apiVersion, o.kind)).namespaced;
+            path = await discovery.path(o.apiVersion, o.kind, o.metadata.name, namespace);
+        } catch (error) {
+            return { ...id, state: "unknown", fields: [], detail: (error as Error).message };
+        }
+        const where = namespaced ? { namespace } : {};
+        const live = await kube.request("GET", path);
+        if (live.status === 404) return { ...id, ...where, state: "missing", fields: [] };
+        if (live.status !== 200) {
+            return {
+                ...id,
+                ...where,
+                state: "unknown",
+                fields: [],
+                detail: `GET answered HTTP ${live.status}: ${excerpt(live.text, 200)}`,
+            };
+        }
+        const body = { ...o, metadata: { ...o.metadata, ...where } };
+        const query = `dryRun=All&fieldManager=${DRIFT_FIELD_MANAGER}&force=true`;
+        const applied = await kube.request("PATCH", `${path}?${query}`, body, "application/apply-patch+yaml");
+        if (applied.status !== 200 && applied.status !== 201) {
+            return {
+                ...id,
+                ...where,
+                state: "unknown",
+                fields: [],
+                detail: `the dry-run apply answered HTTP ${applied.status}: ${excerpt(applied.text, 200)}`,
+            };
+        }
+        const target = { ...id, autoscaled: scaled.has(`${o.kind}/${o.metadata.name}`) };
+        const fields: FieldReport[] = [];
+        for (const d of differences(applied.body, live.body)) {
+            if (ignoredBy(rules, target, d.path)) {
+                ignored++;
+                continue;
+            }
+            const by = changedByOf(live.body as { metadata?: { managedFields?: ManagedFieldsEntry[] } }, d.path);
+            const hidden = hidesValue(o.kind, d.path);
+            fields.push({
+                path: formatPath(d.path),
+                recorded: hidden ? "(hidden)" : show(d.recorded),
+                live: hidden ? "(hidden)" : show(d.live),
+                changedBy: describeChangedBy(by),
+                ...(by?.owns ? { manager: by.manager } : {}),
+            });
+        }
+        return fields.length > 0 ? { ...id, ...where, state: "changed", fields } : undefined;
+    });
+    return {
+        release: release.name,
+        namespace: release.namespace,
+        revision: release.revision,
+        objects: objects.length,
+        drifted: results.filter((r): r is ObjectDrift => r !== undefined),
+        ignored,
+    };
+}
