@@ -102,8 +102,7 @@ export async function releaseObjectDrift(
         let path: string;
         let namespaced: boolean;
         try {
-            namespaced = (await discovery.resource(o.apiVersion, o.kind)).namespaced;
-            path = await discovery.path(o.apiVersion, o.kind, o.metadata.name, namespace);
+            ({ path, namespaced } = await discovery.locate(o.apiVersion, o.kind, o.metadata.name, namespace));
         } catch (error) {
             return { ...id, state: "unknown", fields: [], detail: (error as Error).message };
         }

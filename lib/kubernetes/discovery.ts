@@ -17,7 +17,7 @@ export class Discovery {
     constructor(private readonly kube: Kube) {}
 
     /** The resource that serves `kind` in `apiVersion`; throws when the server does not serve it. */
-    async resource(apiVersion: string, kind: string): Promise<ApiResource> {
+    private async resource(apiVersion: string, kind: string): Promise<ApiResource> {
         let list = this.lists.get(apiVersion);
         if (!list) {
             list = this.load(apiVersion);
@@ -28,11 +28,11 @@ export class Discovery {
         return found;
     }
 
-    /** The object's path: `/apis/apps/v1/namespaces/nvcf/deployments/api`. */
-    async path(apiVersion: string, kind: string, name: string, namespace: string | undefined): Promise<string> {
+    /** The object's path (`/apis/apps/v1/namespaces/nvcf/deployments/api`), and whether its kind lives in a namespace. */
+    async locate(apiVersion: string, kind: string, name: string, namespace: string): Promise<{ path: string; namespaced: boolean }> {
         const r = await this.resource(apiVersion, kind);
         const ns = r.namespaced ? `/namespaces/${namespace}` : "";
-        return `${groupVersionPath(apiVersion)}${ns}/${r.plural}/${encodeURIComponent(name)}`;
+        return { path: `${groupVersionPath(apiVersion)}${ns}/${r.plural}/${encodeURIComponent(name)}`, namespaced: r.namespaced };
     }
 
     private async load(apiVersion: string): Promise<Map<string, ApiResource>> {
