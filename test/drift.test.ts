@@ -307,7 +307,7 @@ describe("the status lines", () => {
         assert.equal(r.inconclusive, undefined);
         assert.equal(r.detail, "nvcf, revision 3: Deployment nvcf/api: 1 field; ConfigMap nvcf/api-config missing");
         assert.match(r.fix, /npm run status -- --stack dev --drift/);
-        assert.match(r.fix, /helm -n nvcf get manifest api \| kubectl apply --server-side --force-conflicts --field-manager=helm -f -/);
+        assert.match(r.fix, /helm -n nvcf get manifest api \| kubectl apply --server-side --force-conflicts --field-manager=pulumi-resource-kubernetes -f -/);
         assert.match(r.fix, /releases\.api\.driftIgnore/);
     });
 

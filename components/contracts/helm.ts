@@ -29,3 +29,10 @@ export type HelmReleaseStatus = (typeof HELM_RELEASE_STATUS)[number];
 
 /** The description Helm gives the revision a rollback writes (`pkg/action/rollback.go`): `Rollback to <revision>`. */
 export const HELM_ROLLBACK_DESCRIPTION = "Rollback to ";
+
+/**
+ * The field manager Helm writes the release's objects as: `filepath.Base(os.Args[0])` unless set
+ * (`pkg/kube/client.go` getManagedFieldsManager), and the kubernetes provider, which embeds Helm,
+ * sets none: its binary's name.
+ */
+export const HELM_FIELD_MANAGER = "pulumi-resource-kubernetes";

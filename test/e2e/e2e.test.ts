@@ -26,6 +26,7 @@ import { FakeControlPlane } from "../support/fake-icms";
 import { BaoCluster } from "./real-openbao";
 import { migration10, NVCF_API_JWT_MOUNT } from "./openbao-migrations";
 import { ADMIN_ISSUER_GRANT_PATHS } from "../../components/contracts/openbao";
+import { HELM_FIELD_MANAGER } from "../../components/contracts/helm";
 import { finalizingNamespaces, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
 import { PulumiCli, userCheckout, type TimedEvent } from "./pulumi-cli";
 import { CONTROLLER_NS, e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
@@ -813,6 +814,9 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
                 assert.equal(res.status, 200, res.text);
             };
             await edit("api", { chart: "edited by hand" });
+            // Helm, inside the kubernetes provider, wrote the object as the provider's binary: the manager drift names as the release's.
+            const managers = (await kube.get<any>(configMap("api"))).metadata.managedFields.map((m: any) => m.manager);
+            assert.deepEqual(managers.sort(), [HELM_FIELD_MANAGER, "kubectl-edit"].sort());
             await edit("ess-api", { values: "{}" });
             const deleted = await kube.request("DELETE", configMap("sis"));
             assert.equal(deleted.status, 200, deleted.text);
