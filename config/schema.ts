@@ -574,6 +574,10 @@ export type ControlPlaneConfig = z.output<typeof environmentSchema>;
 export const releaseOverrideSchema = z.strictObject({
     version: g(chartVersion, { message: "version must be a semantic version" }).optional(),
     values: freeMap.optional(),
+    /** warn (unset): drift is reported (`npm run status`); correct: `pulumi up` also puts the release's objects back as Helm recorded them. */
+    drift: z.enum(["warn", "correct"], { message: "drift must be warn or correct" }).optional(),
+    /** With `drift: correct`: the PersistentVolumeClaims of the release that may be re-created (any other is left: it holds data). */
+    driftCorrectClaims: z.array(g(dnsSubdomain)).optional(),
     /** Fields of the release's objects that change by design: `npm run status` does not report them as drift. */
     driftIgnore: z
         .array(

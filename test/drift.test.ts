@@ -5,7 +5,7 @@
  * `npm run status` prints.
  */
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { differences } from "../components/drift/compare";
 import { changedByOf, describeChangedBy, type ManagedFieldsEntry } from "../components/drift/managers";
 import { formatPath, parsePath, pathMatches, type FieldPath } from "../components/drift/path";
@@ -14,6 +14,9 @@ import { objectsSummaryCheck, releaseObjectsCheck, uncomparedCheck } from "../co
 import { autoscaledTargets, type ReleaseObjects } from "../components/drift/release-objects";
 import { fieldPath } from "../config/grammar";
 import { assertProblems, devRaw, parse } from "./support/raw-config";
+import { correctionPatch, recreated } from "../components/drift/correction";
+import { devConfig, release, runProgram, withConfig, type ProgramRun } from "./support/harness";
+import { runDev } from "./support/runs";
 
 /** A Deployment as the API server serves it after Helm created it, with defaults filled in. */
 function deployment(image: string, env: { name: string; value: string }[], replicas = 2) {
@@ -307,8 +310,12 @@ describe("the status lines", () => {
         assert.equal(r.inconclusive, undefined);
         assert.equal(r.detail, "nvcf, revision 3: Deployment nvcf/api: 1 field; ConfigMap nvcf/api-config missing");
         assert.match(r.fix, /npm run status -- --stack dev --drift/);
-        assert.match(r.fix, /helm -n nvcf get manifest api \| kubectl apply --server-side --force-conflicts --field-manager=pulumi-resource-kubernetes -f -/);
+        assert.match(
+            r.fix,
+            /helm -n nvcf get manifest api \| kubectl apply --server-side --force-conflicts --field-manager=pulumi-resource-kubernetes -f -/,
+        );
         assert.match(r.fix, /releases\.api\.driftIgnore/);
+        assert.match(r.fix, /releases\.api\.drift: correct and pulumi up/);
     });
 
     test("objects that could not be compared are inconclusive, never a pass", () => {
@@ -351,5 +358,97 @@ describe("the status lines", () => {
         assert.equal(r.fix, "npm run status -- --stack dev --drift names each field and who changed it");
         const unsure = objectsSummaryCheck([clean], [{ release: "ess-api", namespace: "ess", error: "HTTP 403" }], "dev");
         assert.equal(unsure.inconclusive, true);
+    });
+});
+
+describe("drift: correct", () => {
+    test("the patch holds only the drifted fields, as the recorded object applied to the live one has them", () => {
+        const applied = deployment("nvcr.io/nvidia/nvcf/api:1.2.0", [{ name: "LOG_LEVEL", value: "info" }], 2);
+        const live = deployment("nvcr.io/nvidia/nvcf/api:9.9.9", [], 5);
+        const found = differences(applied, live);
+        // A merge patch replaces lists whole: the containers list comes from the applied object, other managers' items included.
+        assert.deepEqual(
+            correctionPatch(
+                applied,
+                found.map((d) => d.path),
+            ),
+            { spec: { replicas: 2, template: { spec: { containers: applied.spec.template.spec.containers } } } },
+        );
+        // A field the recorded object lacks is removed; a key with dots stays one key.
+        assert.deepEqual(
+            correctionPatch({ data: { "config.yaml": "a: 1" } }, [
+                [{ key: "data" }, { key: "config.yaml" }],
+                [{ key: "data" }, { key: "extra" }],
+            ]),
+            { data: { "config.yaml": "a: 1", extra: null } },
+        );
+    });
+
+    test("a missing object is created again as Helm creates it: with the ownership label and annotations Helm adds", () => {
+        const cm = {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "e2e-values-sis", namespace: "sis", labels: { app: "sis" } },
+            data: { a: "1" },
+        };
+        assert.deepEqual(recreated(cm, { name: "sis", namespace: "sis" }), {
+            ...cm,
+            metadata: {
+                ...cm.metadata,
+                labels: { app: "sis", "app.kubernetes.io/managed-by": "Helm" },
+                annotations: { "meta.helm.sh/release-name": "sis", "meta.helm.sh/release-namespace": "sis" },
+            },
+        });
+    });
+
+    const CORRECTION = "pulumi-nodejs:dynamic/nvcf:ReleaseDriftCorrection";
+    let dev: ProgramRun;
+    let correcting: ProgramRun;
+    before(async () => {
+        dev = await runDev();
+        const { config, secretKeys } = devConfig();
+        correcting = await runProgram(
+            withConfig(config, {
+                "nvcf-self-managed:releases": {
+                    cassandra: { drift: "correct", driftCorrectClaims: ["data-cassandra-0"] },
+                    api: { drift: "correct", driftIgnore: [{ kind: "Deployment", path: "spec.replicas" }] },
+                    sis: { drift: "warn" },
+                },
+            }),
+            secretKeys,
+        );
+    });
+
+    test("by default nothing corrects: drift is reported only", () => {
+        assert.deepEqual(
+            dev.resources.filter((r) => r.type === CORRECTION),
+            [],
+        );
+    });
+
+    test("one correction per release that asks, after its release and before the health gate, with its ignores and claims", () => {
+        const made = correcting.resources.filter((r) => r.type === CORRECTION);
+        assert.deepEqual(made.map((r) => r.name).sort(), ["control-plane-api-drift", "control-plane-cassandra-drift"]);
+        const gate = correcting.resources.find((r) => r.name === "control-plane-health-gate")!;
+        for (const [name, r] of [
+            ["api", made.find((m) => m.name === "control-plane-api-drift")!],
+            ["cassandra", made.find((m) => m.name === "control-plane-cassandra-drift")!],
+        ] as const) {
+            assert.ok(r.dependencies.includes(release(correcting, name).urn), `${name}: after its release`);
+            assert.ok(gate.dependencies.includes(r.urn), `${name}: before the health gate`);
+        }
+        const api = made.find((m) => m.name === "control-plane-api-drift")!.inputs as Record<string, unknown>;
+        assert.equal(api.release, "api");
+        assert.equal(api.namespace, "nvcf");
+        assert.deepEqual(api.ignore, [{ kind: "Deployment", path: "spec.replicas" }]);
+        assert.deepEqual(api.claims, []);
+        const cassandra = made.find((m) => m.name === "control-plane-cassandra-drift")!.inputs as Record<string, unknown>;
+        assert.deepEqual(cassandra.claims, ["data-cassandra-0"]);
+    });
+
+    test("a drift mode that is neither is refused, naming the key", () => {
+        assertProblems(devRaw({ values: { releases: { api: { drift: "fix" } } } }), [
+            { key: "nvcf-self-managed:releases.api.drift", message: "drift must be warn or correct", given: "fix" },
+        ]);
     });
 });

@@ -36,3 +36,11 @@ export const HELM_ROLLBACK_DESCRIPTION = "Rollback to ";
  * sets none: its binary's name.
  */
 export const HELM_FIELD_MANAGER = "pulumi-resource-kubernetes";
+
+/** What Helm adds to every object it installs, beyond the chart's manifest (`pkg/action/validate.go` setMetadataVisitor). */
+export const HELM_OWNERSHIP = {
+    managedByLabel: "app.kubernetes.io/managed-by",
+    managedBy: "Helm",
+    releaseNameAnnotation: "meta.helm.sh/release-name",
+    releaseNamespaceAnnotation: "meta.helm.sh/release-namespace",
+} as const;

@@ -30,6 +30,7 @@ import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 import { controlPlaneHealth, controlPlanePreflight } from "../health/specs";
 import type { ReleaseGoal } from "../bundle/restart-warning";
 import type { Manifest } from "./gateway-api-manifest";
+import { ReleaseDriftCorrection } from "../drift/correction-resource";
 
 /** Namespaces from which the shared Gateway's listeners admit routes: those of the releases whose routes attach there. */
 export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
@@ -113,6 +114,8 @@ export class ControlPlane extends pulumi.ComponentResource {
     readonly releases: Readonly<Record<string, k8s.helm.v3.Release>>;
     /** What each release is given: chart version and values. */
     readonly goals: Readonly<Record<string, ReleaseGoal>>;
+    /** The releases whose objects `pulumi up` holds to what Helm recorded (`releases.<name>.drift: correct`), by release name. */
+    readonly driftCorrections: Readonly<Record<string, ReleaseDriftCorrection>>;
     /** Withdraws the admin issuer's OpenBao grant after each openbao-server revision, when the proxy is off. */
     readonly grantRevocation?: OpenBaoGrantRevocation;
     /** The sidecar image-pull credential written into OpenBao when it changes, its readers restarted. */
@@ -251,6 +254,25 @@ export class ControlPlane extends pulumi.ComponentResource {
         this.releases = releases;
         this.goals = goals;
 
+        const driftCorrections: Record<string, ReleaseDriftCorrection> = {};
+        for (const { entry, namespace } of plan) {
+            const override = args.releaseOverrides[entry.name];
+            if (override?.drift !== "correct") continue;
+            driftCorrections[entry.name] = new ReleaseDriftCorrection(
+                `${name}-${entry.name}-drift`,
+                {
+                    reach: clusterReach(args.cluster),
+                    release: entry.name,
+                    namespace,
+                    revision: releases[entry.name].status.revision,
+                    ignore: override.driftIgnore ?? [],
+                    claims: override.driftCorrectClaims ?? [],
+                },
+                { parent: this, dependsOn: [releases[entry.name]] },
+            );
+        }
+        this.driftCorrections = driftCorrections;
+
         if (openbao) {
             this.openbaoRollout = openbaoRollout(name, openbao, releases[OPENBAO.release], openbaoTemplate, this.jwtBaseline, this);
         }
@@ -327,6 +349,7 @@ export class ControlPlane extends pulumi.ComponentResource {
                         ...(this.mekRotation ? [this.mekRotation] : []),
                         ...(this.natsNkeyRotation ? [this.natsNkeyRotation] : []),
                         ...(this.cassandraPasswordRotation ? [this.cassandraPasswordRotation] : []),
+                        ...Object.values(driftCorrections),
                     ],
                 },
             );

@@ -21,6 +21,7 @@ function summary(o: ObjectDrift): string {
 export function driftFix(r: { readonly release: string; readonly namespace: string }, stack: string): string {
     return (
         `npm run status -- --stack ${stack} --drift names each field and who changed it; put them back with ` +
+        `releases.${r.release}.drift: correct and pulumi up (a control-plane release), or by hand: ` +
         `helm -n ${r.namespace} get manifest ${r.release} | kubectl apply --server-side --force-conflicts --field-manager=${HELM_FIELD_MANAGER} -f - ` +
         `(or ignore a field that changes by design with releases.${r.release}.driftIgnore)`
     );

@@ -4,7 +4,7 @@ import type { Discovery } from "../../lib/kubernetes/discovery";
 import { loadAllYaml } from "../../lib/kubernetes/yaml";
 import { differences } from "./compare";
 import { changedByOf, describeChangedBy, type ManagedFieldsEntry } from "./managers";
-import { formatPath } from "./path";
+import { formatPath, type FieldPath } from "./path";
 import { hidesValue, ignoredBy, type DriftIgnoreRule } from "./rules";
 
 /** The manager the dry-run applies as: it owns nothing, so applying as it changes nothing another manager set. */
@@ -42,7 +42,7 @@ export interface ReleaseObjects {
     readonly ignored: number;
 }
 
-interface ManifestObject {
+export interface ManifestObject {
     readonly apiVersion: string;
     readonly kind: string;
     readonly metadata: { readonly name: string; readonly namespace?: string } & Record<string, unknown>;
@@ -78,6 +78,24 @@ export function autoscaledTargets(hpas: readonly { spec?: { scaleTargetRef?: { k
     );
 }
 
+/** One object of the manifest compared: its report (undefined when as recorded), and what a correction needs. */
+export interface ObjectComparison {
+    readonly drift?: ObjectDrift;
+    /** The recorded object, with the namespace Helm gives it. */
+    readonly recorded: ManifestObject;
+    /** Its API path, when the kind is served. */
+    readonly apiPath?: string;
+    /** The dry-run's answer: the live object with the recorded fields applied. */
+    readonly applied?: unknown;
+    /** The drifted fields' paths (the ignored ones left out). */
+    readonly paths: readonly FieldPath[];
+}
+
+export interface ReleaseComparison {
+    readonly objects: readonly ObjectComparison[];
+    readonly ignored: number;
+}
+
 /**
  * The objects of a release's recorded manifest against the live ones: each is read, and the
  * recorded object is applied to it in a server-side dry-run (nothing is written); the fields
@@ -85,53 +103,46 @@ export function autoscaledTargets(hpas: readonly { spec?: { scaleTargetRef?: { k
  * holds each. An object that is gone is `missing`; one that cannot be read or applied is
  * `unknown`, with the API server's answer.
  */
-export async function releaseObjectDrift(
+export async function compareRelease(
     kube: Kube,
     discovery: Discovery,
-    release: { readonly name: string; readonly namespace: string; readonly revision: number; readonly manifest: string },
+    release: { readonly namespace: string; readonly manifest: string },
     rules: readonly DriftIgnoreRule[],
-): Promise<ReleaseObjects> {
-    const objects = loadAllYaml(release.manifest).filter(isManifestObject);
-    const scaled = objects.some((o) => o.kind === "Deployment" || o.kind === "StatefulSet")
+): Promise<ReleaseComparison> {
+    const manifest = loadAllYaml(release.manifest).filter(isManifestObject);
+    const scaled = manifest.some((o) => o.kind === "Deployment" || o.kind === "StatefulSet")
         ? autoscaledTargets(await listItems(kube, `/apis/autoscaling/v2/namespaces/${release.namespace}/horizontalpodautoscalers`))
         : new Set<string>();
     let ignored = 0;
-    const results = await eachLimited(objects, async (o): Promise<ObjectDrift | undefined> => {
+    const objects = await eachLimited(manifest, async (o): Promise<ObjectComparison> => {
         const namespace = o.metadata.namespace ?? release.namespace;
         const id = { kind: o.kind, name: o.metadata.name };
-        let path: string;
+        let apiPath: string;
         let namespaced: boolean;
         try {
-            ({ path, namespaced } = await discovery.locate(o.apiVersion, o.kind, o.metadata.name, namespace));
+            ({ path: apiPath, namespaced } = await discovery.locate(o.apiVersion, o.kind, o.metadata.name, namespace));
         } catch (error) {
-            return { ...id, state: "unknown", fields: [], detail: (error as Error).message };
+            return { recorded: o, paths: [], drift: { ...id, state: "unknown", fields: [], detail: (error as Error).message } };
         }
         const where = namespaced ? { namespace } : {};
-        const live = await kube.request("GET", path);
-        if (live.status === 404) return { ...id, ...where, state: "missing", fields: [] };
-        if (live.status !== 200) {
-            return {
-                ...id,
-                ...where,
-                state: "unknown",
-                fields: [],
-                detail: `GET answered HTTP ${live.status}: ${excerpt(live.text, 200)}`,
-            };
-        }
-        const body = { ...o, metadata: { ...o.metadata, ...where } };
+        const recorded = { ...o, metadata: { ...o.metadata, ...where } };
+        const unknown = (detail: string): ObjectComparison => ({
+            recorded,
+            apiPath,
+            paths: [],
+            drift: { ...id, ...where, state: "unknown", fields: [], detail },
+        });
+        const live = await kube.request("GET", apiPath);
+        if (live.status === 404) return { recorded, apiPath, paths: [], drift: { ...id, ...where, state: "missing", fields: [] } };
+        if (live.status !== 200) return unknown(`GET answered HTTP ${live.status}: ${excerpt(live.text, 200)}`);
         const query = `dryRun=All&fieldManager=${DRIFT_FIELD_MANAGER}&force=true`;
-        const applied = await kube.request("PATCH", `${path}?${query}`, body, "application/apply-patch+yaml");
+        const applied = await kube.request("PATCH", `${apiPath}?${query}`, recorded, "application/apply-patch+yaml");
         if (applied.status !== 200 && applied.status !== 201) {
-            return {
-                ...id,
-                ...where,
-                state: "unknown",
-                fields: [],
-                detail: `the dry-run apply answered HTTP ${applied.status}: ${excerpt(applied.text, 200)}`,
-            };
+            return unknown(`the dry-run apply answered HTTP ${applied.status}: ${excerpt(applied.text, 200)}`);
         }
         const target = { ...id, autoscaled: scaled.has(`${o.kind}/${o.metadata.name}`) };
         const fields: FieldReport[] = [];
+        const paths: FieldPath[] = [];
         for (const d of differences(applied.body, live.body)) {
             if (ignoredBy(rules, target, d.path)) {
                 ignored++;
@@ -139,6 +150,7 @@ export async function releaseObjectDrift(
             }
             const by = changedByOf(live.body as { metadata?: { managedFields?: ManagedFieldsEntry[] } }, d.path);
             const hidden = hidesValue(o.kind, d.path);
+            paths.push(d.path);
             fields.push({
                 path: formatPath(d.path),
                 recorded: hidden ? "(hidden)" : show(d.recorded),
@@ -147,14 +159,26 @@ export async function releaseObjectDrift(
                 ...(by?.owns ? { manager: by.manager } : {}),
             });
         }
-        return fields.length > 0 ? { ...id, ...where, state: "changed", fields } : undefined;
+        const drift: ObjectDrift | undefined = fields.length > 0 ? { ...id, ...where, state: "changed", fields } : undefined;
+        return { recorded, apiPath, applied: applied.body, paths, ...(drift ? { drift } : {}) };
     });
+    return { objects, ignored };
+}
+
+/** `compareRelease`, as the status reports it. */
+export async function releaseObjectDrift(
+    kube: Kube,
+    discovery: Discovery,
+    release: { readonly name: string; readonly namespace: string; readonly revision: number; readonly manifest: string },
+    rules: readonly DriftIgnoreRule[],
+): Promise<ReleaseObjects> {
+    const compared = await compareRelease(kube, discovery, release, rules);
     return {
         release: release.name,
         namespace: release.namespace,
         revision: release.revision,
-        objects: objects.length,
-        drifted: results.filter((r): r is ObjectDrift => r !== undefined),
-        ignored,
+        objects: compared.objects.length,
+        drifted: compared.objects.flatMap((o) => (o.drift ? [o.drift] : [])),
+        ignored: compared.ignored,
     };
 }

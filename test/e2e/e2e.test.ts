@@ -873,6 +873,47 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         },
     );
 
+    it(
+        "drift: correct puts the edited field and the deleted object back through pulumi up; a new hand edit shows in preview; a rerun changes nothing",
+        { timeout: 10 * MIN },
+        async () => {
+            // Where the case before left them: api's ConfigMap edited as kubectl-edit, sis's deleted.
+            const cm = (ns: string, release: string) => kube.get<any>(`/api/v1/namespaces/${ns}/configmaps/e2e-values-${release}`);
+            assert.equal((await cm("nvcf", "api")).data.chart, "edited by hand");
+            assert.equal(await cm("sis", "sis"), undefined);
+            editStackFile((config) => {
+                const releases = config["nvcf-self-managed:releases"];
+                releases.api = { drift: "correct" };
+                releases.sis = { drift: "correct" };
+            });
+            const steps = async (label: string) =>
+                (await timed(label, () => cli.json<{ steps: any[] }>(["preview"]))).steps
+                    .filter((st) => st.newState?.type === "pulumi-nodejs:dynamic/nvcf:ReleaseDriftCorrection" && st.op !== "same")
+                    .map((st) => `${st.op} ${st.urn.split("::").pop()}`)
+                    .sort();
+            assert.deepEqual(await steps("preview (drift: correct)"), ["create control-plane-api-drift", "create control-plane-sis-drift"]);
+            await timed("up (drift: correct)", () => cli.run(["up", "--yes", "--skip-preview"]));
+            assert.equal((await cm("nvcf", "api")).data.chart, "helm-nvcf-api");
+            assert.equal((await cm("sis", "sis")).data.chart, "helm-nvcf-sis");
+            // The edited field went back to the release's own field manager, as Helm wrote it.
+            const owner = (await cm("nvcf", "api")).metadata.managedFields.find((m: any) => m.fieldsV1?.["f:data"]?.["f:chart"]);
+            assert.equal(owner?.manager, HELM_FIELD_MANAGER);
+
+            // A later hand edit: the correction's diff finds it, so the preview shows an update, and up puts it back.
+            const edited = await kube.request(
+                "PATCH",
+                "/api/v1/namespaces/nvcf/configmaps/e2e-values-api?fieldManager=kubectl-edit",
+                { data: { chart: "edited again" } },
+                "application/merge-patch+json",
+            );
+            assert.equal(edited.status, 200, edited.text);
+            assert.deepEqual(await steps("preview (drift found)"), ["update control-plane-api-drift"]);
+            await timed("up (drift found)", () => cli.run(["up", "--yes", "--skip-preview"]));
+            assert.equal((await cm("nvcf", "api")).data.chart, "helm-nvcf-api");
+            assert.deepEqual(await steps("preview (corrected)"), [], "a rerun changes nothing");
+        },
+    );
+
     it("destroys everything it created", { timeout: 15 * MIN }, async () => {
         // The compute plane's releases by URN, to read the engine's delete steps in order.
         const planeReleases = new Map<string, string>(
