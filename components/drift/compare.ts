@@ -8,15 +8,15 @@ export interface FieldDifference {
     readonly live: unknown;
 }
 
-/** What the API server keeps about an object rather than in it: never drift. */
-const BOOKKEEPING = new Set([
+/** What the API server keeps about an object rather than in it: never drift. (An array: a provider's serialized code loses a Set.) */
+const BOOKKEEPING: readonly string[] = [
     "metadata.managedFields",
     "metadata.resourceVersion",
     "metadata.generation",
     "metadata.uid",
     "metadata.creationTimestamp",
     "status",
-]);
+];
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -47,7 +47,7 @@ function walk(a: unknown, b: unknown, path: Segment[], out: FieldDifference[]): 
     if (isObject(a) && isObject(b)) {
         for (const key of new Set([...Object.keys(b), ...Object.keys(a)])) {
             const next = [...path, { key }];
-            if (path.length <= 1 && BOOKKEEPING.has(next.map((s) => s.key).join("."))) continue;
+            if (path.length <= 1 && BOOKKEEPING.includes(next.map((s) => s.key).join("."))) continue;
             walk(a[key], b[key], next, out);
         }
         return;

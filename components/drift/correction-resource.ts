@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { excerpt } from "../../lib/http/client";
 import type { Kube } from "../../lib/kubernetes/client";
 import { connect } from "../../lib/kubernetes/connect";
-import { Discovery } from "../../lib/kubernetes/discovery";
+import { discovery } from "../../lib/kubernetes/discovery";
 import type { ClusterReach, KubeSecrets } from "../../lib/cluster-access/reach";
 import { HELM_FIELD_MANAGER } from "../contracts/helm";
 import { changedInputs, readKubeSecrets } from "../dynamic/base";
@@ -116,7 +116,7 @@ export class DriftCorrectionProvider implements pulumi.dynamic.ResourceProvider<
                 `release ${inputs.namespace}/${inputs.release} has no deployed revision (helm -n ${inputs.namespace} history ${inputs.release})`,
             );
         const rules = [...BUILT_IN_IGNORES, ...userRules(inputs.ignore)];
-        const compared = await compareRelease(k, new Discovery(k), { namespace: inputs.namespace, manifest: deployed.manifest }, rules);
+        const compared = await compareRelease(k, discovery(k), { namespace: inputs.namespace, manifest: deployed.manifest }, rules);
         return compared.objects.filter((o) => o.drift);
     }
 
@@ -158,6 +158,13 @@ export class DriftCorrectionProvider implements pulumi.dynamic.ResourceProvider<
             throw new Error(
                 `${inputs.release}: still differs from revision ${inputs.revision} after the correction: ${still.map(nameOf).join(", ")} ` +
                     `(a controller may be changing it back: npm run status -- --drift names the manager)`,
+            );
+        }
+        const uncompared = after.filter((o) => o.drift?.state === "unknown");
+        if (uncompared.length > 0) {
+            throw new Error(
+                `${inputs.release}: could not compare ${uncompared.map(left).join("; ")}; ` +
+                    `put back: ${corrected.length ? corrected.join("; ") : "nothing"} (the kubeconfig needs get and patch on the release's objects)`,
             );
         }
         const kept = after.map(left);

@@ -7,37 +7,24 @@ export interface ApiResource {
     readonly namespaced: boolean;
 }
 
+/** Kinds to the API paths that serve them. */
+export interface Discovery {
+    /** The object's path (`/apis/apps/v1/namespaces/nvcf/deployments/api`), and whether its kind lives in a namespace; throws when the kind is not served. */
+    locate(apiVersion: string, kind: string, name: string, namespace: string): Promise<{ path: string; namespaced: boolean }>;
+}
+
+const groupVersionPath = (apiVersion: string) => (apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`);
+
 /**
- * Kinds to the API paths that serve them, from the API server's discovery (`/api/v1`,
- * `/apis/<group>/<version>`: an APIResourceList), each group version asked once.
+ * The API server's discovery (`/api/v1`, `/apis/<group>/<version>`: an APIResourceList), each
+ * group version asked once. A closure, not a class: a dynamic provider's serialized code keeps
+ * functions and what they capture, and would lose a class's field initializers.
  */
-export class Discovery {
-    private readonly lists = new Map<string, Promise<Map<string, ApiResource>>>();
-
-    constructor(private readonly kube: Kube) {}
-
-    /** The resource that serves `kind` in `apiVersion`; throws when the server does not serve it. */
-    private async resource(apiVersion: string, kind: string): Promise<ApiResource> {
-        let list = this.lists.get(apiVersion);
-        if (!list) {
-            list = this.load(apiVersion);
-            this.lists.set(apiVersion, list);
-        }
-        const found = (await list).get(kind);
-        if (!found) throw new Error(`the API server does not serve ${kind} in ${apiVersion}`);
-        return found;
-    }
-
-    /** The object's path (`/apis/apps/v1/namespaces/nvcf/deployments/api`), and whether its kind lives in a namespace. */
-    async locate(apiVersion: string, kind: string, name: string, namespace: string): Promise<{ path: string; namespaced: boolean }> {
-        const r = await this.resource(apiVersion, kind);
-        const ns = r.namespaced ? `/namespaces/${namespace}` : "";
-        return { path: `${groupVersionPath(apiVersion)}${ns}/${r.plural}/${encodeURIComponent(name)}`, namespaced: r.namespaced };
-    }
-
-    private async load(apiVersion: string): Promise<Map<string, ApiResource>> {
+export function discovery(kube: Kube): Discovery {
+    const lists = new Map<string, Promise<Map<string, ApiResource>>>();
+    const load = async (apiVersion: string): Promise<Map<string, ApiResource>> => {
         const path = groupVersionPath(apiVersion);
-        const res = await this.kube.request("GET", path);
+        const res = await kube.request("GET", path);
         if (res.status === 404) return new Map();
         if (res.status !== 200) throw new Error(`GET ${path} answered HTTP ${res.status}: ${excerpt(res.text, 200)}`);
         const out = new Map<string, ApiResource>();
@@ -47,7 +34,18 @@ export class Discovery {
             out.set(r.kind, { plural: r.name, namespaced: r.namespaced === true });
         }
         return out;
-    }
+    };
+    return {
+        async locate(apiVersion, kind, name, namespace) {
+            let list = lists.get(apiVersion);
+            if (!list) {
+                list = load(apiVersion);
+                lists.set(apiVersion, list);
+            }
+            const r = (await list).get(kind);
+            if (!r) throw new Error(`the API server does not serve ${kind} in ${apiVersion}`);
+            const ns = r.namespaced ? `/namespaces/${namespace}` : "";
+            return { path: `${groupVersionPath(apiVersion)}${ns}/${r.plural}/${encodeURIComponent(name)}`, namespaced: r.namespaced };
+        },
+    };
 }
-
-const groupVersionPath = (apiVersion: string) => (apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`);

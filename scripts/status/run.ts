@@ -9,7 +9,7 @@ import { installedReleases, releaseDrift, releaseHistory, type InstalledRelease 
 import { objectsSummaryCheck, releaseObjectsCheck, uncomparedCheck, type UncomparedRelease } from "../../components/drift/check";
 import { releaseObjectDrift, type ReleaseObjects } from "../../components/drift/release-objects";
 import { BUILT_IN_IGNORES, userRules } from "../../components/drift/rules";
-import { Discovery } from "../../lib/kubernetes/discovery";
+import { discovery } from "../../lib/kubernetes/discovery";
 import { bundleReleaseCheck } from "../../components/bundle/installed";
 import { httpKube, type Kube } from "../../lib/kubernetes/client";
 import { apiServer, type KubeAccess } from "../../lib/cluster-access/access";
@@ -125,7 +125,7 @@ async function objectDrift(
     target: StatusTarget,
     installed: readonly InstalledRelease[],
 ): Promise<{ reports: ReleaseObjects[]; uncompared: UncomparedRelease[] }> {
-    const discovery = new Discovery(kube);
+    const kinds = discovery(kube);
     const reports: ReleaseObjects[] = [];
     const uncompared: UncomparedRelease[] = [];
     for (const want of target.releases) {
@@ -142,7 +142,7 @@ async function objectDrift(
             reports.push(
                 await releaseObjectDrift(
                     kube,
-                    discovery,
+                    kinds,
                     { ...where, name: want.name, revision: here.revision, manifest: revision.manifest },
                     rules,
                 ),

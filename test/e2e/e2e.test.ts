@@ -892,8 +892,8 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
                     .map((st) => `${st.op} ${st.urn.split("::").pop()}`)
                     .sort();
             assert.deepEqual(await steps("preview (drift: correct)"), ["create control-plane-api-drift", "create control-plane-sis-drift"]);
-            await timed("up (drift: correct)", () => cli.run(["up", "--yes", "--skip-preview"]));
-            assert.equal((await cm("nvcf", "api")).data.chart, "helm-nvcf-api");
+            const up = await timed("up (drift: correct)", () => cli.run(["up", "--yes", "--skip-preview"]));
+            assert.equal((await cm("nvcf", "api")).data.chart, "helm-nvcf-api", up.stdout + up.stderr);
             assert.equal((await cm("sis", "sis")).data.chart, "helm-nvcf-sis");
             // The edited field went back to the release's own field manager, as Helm wrote it.
             const owner = (await cm("nvcf", "api")).metadata.managedFields.find((m: any) => m.fieldsV1?.["f:data"]?.["f:chart"]);
