@@ -5,6 +5,7 @@
  * `npm run status` prints.
  */
 import assert from "node:assert/strict";
+import * as pulumi from "@pulumi/pulumi";
 import { before, describe, test } from "node:test";
 import { differences } from "../components/drift/compare";
 import { changedByOf, describeChangedBy, type ManagedFieldsEntry } from "../components/drift/managers";
@@ -399,6 +400,18 @@ describe("drift: correct", () => {
                 annotations: { "meta.helm.sh/release-name": "sis", "meta.helm.sh/release-namespace": "sis" },
             },
         });
+    });
+
+    test("the comparison and the patch work as Pulumi serializes them for the provider host (no Set or class field is lost)", async () => {
+        const serialized = await pulumi.runtime.serializeFunction(() => (applied: unknown, live: unknown) => {
+            const paths = differences(applied, live).map((d) => d.path);
+            return { paths: paths.map(formatPath), patch: correctionPatch(applied, paths) };
+        });
+        const module = { exports: {} as { handler?: () => (a: unknown, b: unknown) => { paths: string[]; patch: unknown } } };
+        new Function("exports", "require", "module", serialized.text)(module.exports, require, module);
+        const applied = deployment("nvcr.io/nvidia/nvcf/api:1.2.0", [], 2);
+        const live = { ...deployment("nvcr.io/nvidia/nvcf/api:1.2.0", [], 3), metadata: { ...applied.metadata, resourceVersion: "9" } };
+        assert.deepEqual(module.exports.handler!()(applied, live), { paths: ["spec.replicas"], patch: { spec: { replicas: 2 } } });
     });
 
     const CORRECTION = "pulumi-nodejs:dynamic/nvcf:ReleaseDriftCorrection";
