@@ -36,6 +36,7 @@ const have = (name: string, namespace: string, chartVersion: string, status = "d
     chart: `chart-${name}`,
     chartVersion,
     status,
+    manifest: "",
 });
 const byName = (results: readonly CheckResult[]) => Object.fromEntries(results.map((r) => [r.name, r]));
 
@@ -116,7 +117,15 @@ describe("release drift", () => {
             },
         };
         assert.deepEqual(await installedReleases(kube, ["nvcf"]), [
-            { name: "api", namespace: "nvcf", revision: 2, chart: "helm-nvcf-api", chartVersion: "1.1.0", status: "deployed" },
+            {
+                name: "api",
+                namespace: "nvcf",
+                revision: 2,
+                chart: "helm-nvcf-api",
+                chartVersion: "1.1.0",
+                status: "deployed",
+                manifest: "",
+            },
         ]);
     });
 });

@@ -19,7 +19,8 @@ const BOOKKEEPING: readonly string[] = [
 ];
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A JSON object (not an array, not null). */
+export const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 const named = (v: unknown): v is Json & { name: string } => isObject(v) && typeof v.name === "string";
 
 function equal(a: unknown, b: unknown): boolean {

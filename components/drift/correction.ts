@@ -1,8 +1,8 @@
 import { HELM_OWNERSHIP } from "../contracts/helm";
+import { isObject } from "./compare";
 import type { FieldPath } from "./path";
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * A JSON merge patch (RFC 7386) that puts the drifted fields back: each field as the recorded

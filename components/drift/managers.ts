@@ -1,3 +1,5 @@
+import { canonicalJson } from "../dynamic/base";
+import { isObject } from "./compare";
 import type { FieldPath } from "./path";
 
 /**
@@ -23,27 +25,14 @@ export interface ChangedBy {
 }
 
 type Node = Record<string, unknown>;
-const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function sameJson(a: unknown, b: unknown): boolean {
-    return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
-}
-function sortKeys(v: unknown): unknown {
-    if (Array.isArray(v)) return v.map(sortKeys);
-    if (!isNode(v)) return v;
-    return Object.fromEntries(
-        Object.keys(v)
-            .sort()
-            .map((k) => [k, sortKeys(v[k])]),
-    );
-}
+const sameJson = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
 /** The child of a fieldsV1 set that stands for list item `item` at `index`: `k:{merge keys}`, `v:value` or `i:index`. */
 function itemKey(node: Node, item: unknown, index: number): string | undefined {
     for (const key of Object.keys(node)) {
         if (key === `i:${index}`) return key;
         if (key.startsWith("v:") && sameJson(JSON.parse(key.slice(2)), item)) return key;
-        if (key.startsWith("k:") && isNode(item)) {
+        if (key.startsWith("k:") && isObject(item)) {
             const keys = JSON.parse(key.slice(2)) as Node;
             if (Object.entries(keys).every(([k, v]) => sameJson(item[k], v))) return key;
         }
@@ -56,12 +45,12 @@ function holds(entry: ManagedFieldsEntry, live: unknown, path: FieldPath): boole
     let node: unknown = entry.fieldsV1;
     let cur: unknown = live;
     for (const seg of path) {
-        if (!isNode(node)) return false;
+        if (!isObject(node)) return false;
         if (Object.keys(node).length === 0) return true;
         let key: string | undefined;
         if (seg.index === undefined) {
             key = `f:${seg.key}`;
-            cur = isNode(cur) ? cur[seg.key] : undefined;
+            cur = isObject(cur) ? cur[seg.key] : undefined;
         } else {
             const item = Array.isArray(cur) ? cur[seg.index] : undefined;
             key = itemKey(node, item, seg.index);

@@ -21,6 +21,8 @@ export interface InstalledRelease {
     readonly chartVersion: string;
     /** deployed, failed, pending-install, pending-upgrade, ... (from the record, else the Secret's label). */
     readonly status: string;
+    /** What Helm rendered for that revision ("" when the record could not be decoded). */
+    readonly manifest: string;
 }
 
 /**
@@ -70,7 +72,15 @@ function decodeRecord(secret: HelmSecret): HelmRecord | undefined {
 }
 
 function decodeRelease(name: string, namespace: string, revision: number, secret: HelmSecret): InstalledRelease {
-    const fallback = { name, namespace, revision, chart: "", chartVersion: "", status: secret.metadata?.labels?.status ?? "unknown" };
+    const fallback = {
+        name,
+        namespace,
+        revision,
+        chart: "",
+        chartVersion: "",
+        status: secret.metadata?.labels?.status ?? "unknown",
+        manifest: "",
+    };
     const rel = decodeRecord(secret);
     // A record this tool cannot read still tells, by its labels, that the release exists and its status.
     if (!rel) return fallback;
@@ -79,12 +89,12 @@ function decodeRelease(name: string, namespace: string, revision: number, secret
         chart: rel.chart?.metadata?.name ?? "",
         chartVersion: rel.chart?.metadata?.version ?? "",
         status: rel.info?.status ?? fallback.status,
+        manifest: rel.manifest ?? "",
     };
 }
 
-/** One revision of a release, with what Helm rendered for it (empty when the record could not be decoded). */
+/** One revision of a release, with when and why Helm wrote it. */
 export interface ReleaseRevision extends InstalledRelease {
-    readonly manifest: string;
     /** When the API server stored the revision's record (Helm writes it as the operation begins), by the cluster's clock. */
     readonly recordedAt?: string;
     /** Helm's log entry for the revision (`Install complete`, `Rollback to 2`, ...). */
@@ -107,7 +117,6 @@ export async function releaseHistory(kube: Kube, namespace: string, name: string
             const description = record?.info?.description;
             return {
                 ...decodeRelease(name, namespace, revision, s),
-                manifest: record?.manifest ?? "",
                 ...(recordedAt ? { recordedAt } : {}),
                 ...(description ? { description } : {}),
             };

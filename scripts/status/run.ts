@@ -5,7 +5,7 @@
  * would say the same).
  */
 import { failed, health, preflight, type CheckResult } from "../../components/health/checks";
-import { installedReleases, releaseDrift, releaseHistory, type InstalledRelease } from "../../components/health/helm-releases";
+import { installedReleases, releaseDrift, type InstalledRelease } from "../../components/health/helm-releases";
 import { objectsSummaryCheck, releaseObjectsCheck, uncomparedCheck, type UncomparedRelease } from "../../components/drift/check";
 import { releaseObjectDrift, type ReleaseObjects } from "../../components/drift/release-objects";
 import { BUILT_IN_IGNORES, userRules } from "../../components/drift/rules";
@@ -132,18 +132,17 @@ async function objectDrift(
         const here = installed.find((r) => r.name === want.name && r.namespace === want.namespace);
         if (!here || here.status !== "deployed") continue;
         const where = { release: want.name, namespace: want.namespace };
+        if (!here.chartVersion) {
+            uncompared.push({ ...where, error: `the record of revision ${here.revision} could not be decoded` });
+            continue;
+        }
         try {
-            const revision = (await releaseHistory(kube, want.namespace, want.name)).find((r) => r.revision === here.revision);
-            if (!revision?.chartVersion) {
-                uncompared.push({ ...where, error: `the record of revision ${here.revision} could not be decoded` });
-                continue;
-            }
             const rules = [...BUILT_IN_IGNORES, ...userRules(target.driftIgnore?.[want.name])];
             reports.push(
                 await releaseObjectDrift(
                     kube,
                     kinds,
-                    { ...where, name: want.name, revision: here.revision, manifest: revision.manifest },
+                    { ...where, name: want.name, revision: here.revision, manifest: here.manifest },
                     rules,
                 ),
             );
