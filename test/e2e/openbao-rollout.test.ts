@@ -107,6 +107,8 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
     let jobKubelet: JobKubelet;
 
     const uids = () => pods.kubelet.uids();
+    /** The member the sealed case kept sealed; the next case unseals it. */
+    let sealed = "";
     let nvcfKubelet: PodKubelet;
     const kubeletErrors: string[] = [];
     let stopped = false;
@@ -322,22 +324,32 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         { timeout: 10 * MIN },
         async () => {
             const before = uids();
-            pods.staysSealed.add("openbao-server-2");
+            // The election after the last step-down picks the leader; the rollout takes the highest-ordinal standby first.
+            const leader = (await pods.bao.leader())!;
+            sealed = MEMBERS.filter((m) => m !== leader).at(-1)!;
+            const untouched = MEMBERS.filter((m) => m !== sealed);
+            pods.staysSealed.add(sealed);
             await setAnnotation("3");
             const res = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
             const out = res.stdout + res.stderr;
             assert.notEqual(res.code, 0);
-            assert.match(
-                out,
-                /openbao-server-2 was replaced, but it is still sealed after 30 s\. The rollout stopped before the next member: openbao-server-0, openbao-server-1 still run the old template/,
+            assert.ok(
+                out.includes(
+                    `${sealed} was replaced, but it is still sealed after 30 s. The rollout stopped before the next member: ` +
+                        `${untouched.join(", ")} still run the old template`,
+                ),
+                `the error names ${sealed} and the members left (leader ${leader}):\n${out}`,
             );
-            assert.match(out, /kubectl -n vault-system logs openbao-server-2 -c auto-unseal-sidecar/);
+            assert.ok(out.includes(`kubectl -n vault-system logs ${sealed} -c auto-unseal-sidecar`));
             const now = uids();
-            assert.notEqual(now[2], before[2], "openbao-server-2 was replaced");
-            assert.deepEqual(now.slice(0, 2), before.slice(0, 2), "openbao-server-0 and -1 were not touched");
+            MEMBERS.forEach((m, i) =>
+                m === sealed
+                    ? assert.notEqual(now[i], before[i], `${m} was replaced`)
+                    : assert.equal(now[i], before[i], `${m} was not touched`),
+            );
 
             await cli.run(["refresh", "--yes"]);
-            assert.deepEqual((await rolloutState()).staleMembers, ["openbao-server-0", "openbao-server-1"]);
+            assert.deepEqual((await rolloutState()).staleMembers, untouched);
             const preview = await cli.json<{ steps: any[] }>(["preview"]);
             assert.equal(preview.steps.find((s) => ROLLOUT_URN.test(s.urn))?.op, "update", "the plan finishes the rollout");
         },
@@ -345,13 +357,16 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
 
     it("once the member is unsealed, up goes on with the members left: the standby, then the leader", { timeout: 10 * MIN }, async () => {
         pods.staysSealed.clear();
-        await pods.unseal("openbao-server-2");
+        await pods.unseal(sealed);
         const leader = (await pods.bao.leader())!;
         const count = pods.kubelet.replacements.length;
         await cli.run(["up", "--yes", "--skip-preview"]);
         await allOnUpdateRevision();
         const rolled = pods.kubelet.replacements.slice(count).map((r) => r.name);
-        assert.deepEqual(rolled.sort(), ["openbao-server-0", "openbao-server-1"]);
+        assert.deepEqual(
+            rolled.sort(),
+            MEMBERS.filter((m) => m !== sealed),
+        );
         assert.equal(pods.kubelet.replacements[pods.kubelet.replacements.length - 1].name, leader, "the leader last");
         assert.notEqual(pods.leaderAtRestart.get(leader), leader, "the leader stepped down before its pod went");
         assert.deepEqual((await rolloutState()).staleMembers, []);
