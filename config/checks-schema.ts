@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { section } from "./schema";
+import * as gr from "./grammar";
 
 /**
  * `checks`: preflight before the first release, and the health gate after the last. Every
@@ -49,6 +50,32 @@ export const checksSchema = z
             edgeAddress: z.string().trim().min(1).optional(),
             /** A PEM CA the edge's certificate is checked against besides the system's (a private PKI). */
             edgeCaCert: z.string().trim().min(1).optional(),
+        }),
+        /**
+         * After the health gate, on the control plane: the charts' own `helm test` hooks, and the
+         * platform check of a user's first call through the Gateway (off: it needs the deployer to
+         * reach the Gateway and an image the account can read).
+         */
+        smoke: section({
+            /** Each release's test hooks (function-autoscaler's and invocation-service's at the pinned charts). */
+            helmTests: z.boolean().default(true),
+            /** An admin token, the NVCF API through the Gateway, a function created and deleted. */
+            platform: z.boolean().default(false),
+            /** The function's container image: the API checks it in its registry with the default account's credential. */
+            functionImage: gr.grammarString(gr.imageReference).optional(),
+            /** The NVCF API as this machine reaches it; default http://api.<domain>. */
+            apiURL: gr.url(/^https?$/).optional(),
+            /** `Host:` when apiURL dials the load balancer's address. */
+            apiHostHeader: gr.grammarString(gr.hostHeader).optional(),
+            /** API Keys, where the admin token is minted; default http://api-keys.<domain>. */
+            apiKeysURL: gr.url(/^https?$/).optional(),
+            apiKeysHostHeader: gr.grammarString(gr.hostHeader).optional(),
+            /** How long each test Pod may run, and each request may take. */
+            timeoutSeconds: z.number().int().min(10).max(3600).default(300),
+            /** How often a test Pod is looked at. */
+            pollSeconds: z.number().int().min(1).max(60).default(2),
+            /** Retries of each request of the platform check. */
+            retries: z.number().int().min(0).max(10).default(2),
         }),
     })
     .prefault({});

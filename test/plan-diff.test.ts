@@ -136,9 +136,13 @@ describe("plan-diff: what a change to the stack file does", () => {
         assert.deepEqual([...diff.added, ...diff.replaced], []);
         // Releases of the next helmfile.d file waited for it; nothing else about them changes.
         assert.ok(diff.changed.length > 0, "the releases that waited for ingress");
-        // The checks follow the setting: no Gateway to preflight, no routes (nor the ingress's namespace) to gate on.
-        const checks = diff.changed.filter((c) => /preflight|health-gate/.test(c.name));
-        assert.deepEqual(checks.map((c) => c.name).sort(), ["control-plane-health-gate", "control-plane-preflight"]);
+        // The checks follow the setting: no Gateway to preflight, no routes (nor the ingress's namespace) to gate on, no ingress to smoke-test.
+        const checks = diff.changed.filter((c) => /preflight|health-gate|smoke/.test(c.name));
+        assert.deepEqual(checks.map((c) => c.name).sort(), ["control-plane-health-gate", "control-plane-preflight", "control-plane-smoke"]);
+        assert.deepEqual(
+            checks.find((c) => c.name === "control-plane-smoke")!.inputs.map((i) => formatPath(i.path)),
+            ["releases"],
+        );
         assert.ok(
             checks
                 .find((c) => c.name === "control-plane-preflight")!
@@ -173,12 +177,12 @@ describe("plan-diff: what a change to the stack file does", () => {
             set([CP, "ingress", "gatewayApi", "controllerNamespace"], "envoy-gateway-other"),
         );
         const diff = diffStacks("dev", baseRender, await renderStackFileAt(sha));
-        // The health gate checks the workloads of the ingress's new namespace.
+        // The health gate checks the workloads of the ingress's new namespace; the smoke check looks for its hooks there.
         assert.deepEqual(names(diff), {
             added: [],
             removed: [],
             replaced: ["control-plane-ingress"],
-            changed: ["control-plane-health-gate"],
+            changed: ["control-plane-health-gate", "control-plane-smoke"],
         });
         const [ingress] = diff.replaced;
         assert.deepEqual(ingress.replacedBecause, ["namespace"]);

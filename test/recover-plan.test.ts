@@ -27,6 +27,7 @@ const rev = (revision: number, status: string, chartVersion = "0.20.1"): Release
     chartVersion,
     status,
     manifest: "",
+    hooks: [],
 });
 const helmFacts = (history: ReleaseRevision[], more: Partial<HelmFacts> = {}): Facts => ({
     kind: "helm",

@@ -37,6 +37,7 @@ const have = (name: string, namespace: string, chartVersion: string, status = "d
     chartVersion,
     status,
     manifest: "",
+    hooks: [],
 });
 const byName = (results: readonly CheckResult[]) => Object.fromEntries(results.map((r) => [r.name, r]));
 
@@ -104,7 +105,33 @@ describe("release drift", () => {
     test("the records are read from Helm's Secrets, newest revision first, other Secrets ignored", async () => {
         const api = new FakeKubeApi()
             .putRelease({ name: "api", namespace: "nvcf", revision: 1, chart: "helm-nvcf-api", version: "1.0.0", status: "superseded" })
-            .putRelease({ name: "api", namespace: "nvcf", revision: 2, chart: "helm-nvcf-api", version: "1.1.0", status: "deployed" })
+            .putRelease({
+                name: "api",
+                namespace: "nvcf",
+                revision: 2,
+                chart: "helm-nvcf-api",
+                version: "1.1.0",
+                status: "deployed",
+                hooks: [
+                    {
+                        name: "api-test",
+                        kind: "Pod",
+                        path: "helm-nvcf-api/templates/tests/test.yaml",
+                        manifest: "kind: Pod",
+                        events: ["test"],
+                        last_run: { started_at: "", completed_at: "", phase: "" },
+                        weight: -5,
+                        delete_policies: ["hook-succeeded"],
+                    },
+                    {
+                        name: "api-migrate",
+                        kind: "Job",
+                        path: "helm-nvcf-api/templates/migrate.yaml",
+                        manifest: "kind: Job",
+                        events: ["post-install"],
+                    },
+                ],
+            })
             .put("/api/v1/namespaces/nvcf/secrets/other", {
                 metadata: { name: "other", labels: { owner: "helm", name: "x" } },
                 type: "Opaque",
@@ -125,6 +152,26 @@ describe("release drift", () => {
                 chartVersion: "1.1.0",
                 status: "deployed",
                 manifest: "",
+                hooks: [
+                    {
+                        name: "api-test",
+                        kind: "Pod",
+                        path: "helm-nvcf-api/templates/tests/test.yaml",
+                        manifest: "kind: Pod",
+                        events: ["test"],
+                        weight: -5,
+                        deletePolicies: ["hook-succeeded"],
+                    },
+                    {
+                        name: "api-migrate",
+                        kind: "Job",
+                        path: "helm-nvcf-api/templates/migrate.yaml",
+                        manifest: "kind: Job",
+                        events: ["post-install"],
+                        weight: 0,
+                        deletePolicies: [],
+                    },
+                ],
             },
         ]);
     });

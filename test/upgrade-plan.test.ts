@@ -108,6 +108,11 @@ describe("stage planning from a preview of the real program's resources", () => 
         assert.equal(of("kubernetes:core/v1:Secret", "control-plane-pull-secrets-nvcf"), "dependencies");
         assert.equal(of("pulumi-nodejs:dynamic/nvcf:Preflight", "control-plane-preflight"), "dependencies");
         assert.equal(of("pulumi-nodejs:dynamic/nvcf:HealthGate", "control-plane-health-gate"), "receipt");
+        assert.equal(
+            of("pulumi-nodejs:dynamic/nvcf:SmokeCheck", "control-plane-smoke"),
+            "receipt",
+            "after the gate, against the upgraded releases",
+        );
         assert.equal(of("pulumi-nodejs:dynamic/nvcf:HealthGate", "compute-plane-gpu-a-health-gate"), "compute-planes");
         const revocation =
             "urn:pulumi:dev::nvcf-self-managed::nvcf:control-plane:ControlPlane$nvcf:openbao:GrantRevocation$pulumi-nodejs:dynamic/nvcf:OpenBaoGrantRevocation::x";

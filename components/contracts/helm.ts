@@ -44,3 +44,13 @@ export const HELM_OWNERSHIP = {
     releaseNameAnnotation: "meta.helm.sh/release-name",
     releaseNamespaceAnnotation: "meta.helm.sh/release-namespace",
 } as const;
+
+/** A hook's events and delete policies (`pkg/release/hook.go`), as `pkg/action/hooks.go` execHook runs them. */
+export const HELM_HOOK = {
+    /** The event `helm test` runs (`helm.sh/hook: test`). */
+    testEvent: "test",
+    /** The policy Helm applies to a hook that names none: delete the old object before creating it again. */
+    beforeHookCreation: "before-hook-creation",
+    hookSucceeded: "hook-succeeded",
+    hookFailed: "hook-failed",
+} as const;

@@ -31,3 +31,34 @@ export function queueDetailsPath(functionId: string, versionId?: string): string
     const fn = `/v2/nvcf/queues/functions/${encodeURIComponent(functionId)}`;
     return versionId ? `${fn}/versions/${encodeURIComponent(versionId)}` : fn;
 }
+
+/**
+ * Function management (nvcf-core `rest/function/management/FunctionManagementController.java`,
+ * served by nvcf-service). The admin JWT the admin issuer proxy signs carries the three scopes
+ * (`migrations/openbao/migrations/10_setup_admin-issuer.sh` SCOPES).
+ */
+export const FUNCTIONS = {
+    /** `POST` creates (200, `{function: FunctionDto}`); `GET` lists one entry per version (`{functions: [...]}`). */
+    path: "/v2/nvcf/functions",
+    /** `DELETE` answers 204; an unknown id 404. */
+    versionPath: "/v2/nvcf/functions/{functionId}/versions/{versionId}",
+    createScope: "register_function",
+    listScope: "list_functions",
+    deleteScope: "delete_function",
+    /** CreateFunctionRequest's `name` pattern, at most 128 characters; names need not be unique. */
+    namePattern: /^[a-z0-9A-Z][a-z0-9A-Z\-_]*$/,
+    /** FunctionMapperService: every new function starts INACTIVE (it is not deployed). */
+    createdStatus: "INACTIVE",
+} as const;
+
+/** FunctionDto, the fields the smoke check reads. */
+export interface FunctionDto {
+    readonly id: string;
+    readonly versionId: string;
+    readonly name: string;
+    readonly status: string;
+}
+
+export function functionVersionPath(functionId: string, versionId: string): string {
+    return `${FUNCTIONS.path}/${encodeURIComponent(functionId)}/versions/${encodeURIComponent(versionId)}`;
+}

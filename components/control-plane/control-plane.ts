@@ -31,6 +31,8 @@ import { controlPlaneHealth, controlPlanePreflight } from "../health/specs";
 import type { ReleaseGoal } from "../bundle/restart-warning";
 import type { Manifest } from "./gateway-api-manifest";
 import { ReleaseDriftCorrection } from "../drift/correction-resource";
+import { SmokeCheck } from "../smoke/smoke-resource";
+import { smokePlan } from "../smoke/platform";
 
 /** Namespaces from which the shared Gateway's listeners admit routes: those of the releases whose routes attach there. */
 export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
@@ -134,12 +136,15 @@ export class ControlPlane extends pulumi.ComponentResource {
     readonly preflight?: Preflight;
     /** The control plane's health gate, after every release, when checks are on. */
     readonly healthGate?: HealthGate;
-    /** The stack outputs the control plane reports: domain, route hostnames, namespaces, releases. */
+    /** The smoke check after the health gate (`checks.smoke`): the charts' helm tests and the platform check. */
+    readonly smokeCheck?: SmokeCheck;
+    /** The stack outputs the control plane reports: domain, route hostnames, namespaces, releases, the last smoke run. */
     readonly outputs: {
         readonly domain: string;
         readonly routes: Readonly<Record<string, string>>;
         readonly namespaces: readonly string[];
         readonly releases: Readonly<Record<string, ReleaseOutput>>;
+        readonly smoke?: pulumi.Output<SmokeOutput>;
     };
 
     constructor(name: string, args: ControlPlaneArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -355,6 +360,27 @@ export class ControlPlane extends pulumi.ComponentResource {
             );
         }
 
+        const smoke = args.checks ? smokePlan(cp.global.domain, args.checks.smoke) : undefined;
+        if (smoke) {
+            const gated = [...Object.values(releases), ...Object.values(driftCorrections)];
+            this.smokeCheck = new SmokeCheck(
+                `${name}-smoke`,
+                {
+                    reach: clusterReach(args.cluster),
+                    releases: pulumi.output(
+                        Object.values(releases).map((r) => ({
+                            name: r.status.name,
+                            namespace: r.status.namespace,
+                            revision: r.status.revision,
+                        })),
+                    ),
+                    ...smoke,
+                },
+                // After the gate: a test Pod that starts before its Service has endpoints fails for nothing.
+                { parent: this, dependsOn: this.healthGate ? [this.healthGate] : gated },
+            );
+        }
+
         this.outputs = {
             domain: cp.global.domain,
             routes: routeHostnames(cp),
@@ -371,9 +397,23 @@ export class ControlPlane extends pulumi.ComponentResource {
                     },
                 ]),
             ),
+            ...(this.smokeCheck ? { smoke: smokeOutput(this.smokeCheck) } : {}),
         };
         this.registerOutputs(this.outputs);
     }
+}
+
+/** The last smoke run as the stack output shows it: each test hook's phase, the platform check's steps. */
+export interface SmokeOutput {
+    readonly helmTests: Readonly<Record<string, string>>;
+    readonly platform?: string;
+}
+
+function smokeOutput(check: SmokeCheck): pulumi.Output<SmokeOutput> {
+    return pulumi.all([check.helmTestRuns, check.platformRun]).apply(([runs, platform]) => ({
+        helmTests: Object.fromEntries((runs ?? []).map((r) => [`${r.release}/${r.hook}`, `${r.phase} (revision ${r.revision})`])),
+        ...(platform ? { platform: platform.ok ? `passed: ${platform.steps.map((s) => s.step).join(", ")}` : "failed" } : {}),
+    }));
 }
 
 function requireManifest(manifest: readonly Manifest[] | undefined): readonly Manifest[] {

@@ -23,6 +23,24 @@ export interface InstalledRelease {
     readonly status: string;
     /** What Helm rendered for that revision ("" when the record could not be decoded). */
     readonly manifest: string;
+    /** The chart's hooks, as Helm recorded them for that revision (none when the record could not be decoded). */
+    readonly hooks: readonly HelmHook[];
+    /** When the API server stored the revision's record (Helm writes it as the operation begins), by the cluster's clock. */
+    readonly recordedAt?: string;
+}
+
+/** A hook of a release's record (`pkg/release/hook.go`): the object, and when and how Helm runs it. */
+export interface HelmHook {
+    readonly name: string;
+    readonly kind: string;
+    /** The template it came from (`<chart>/templates/tests/test-connection.yaml`). */
+    readonly path: string;
+    readonly manifest: string;
+    /** `test`, `pre-install`, ... */
+    readonly events: readonly string[];
+    readonly weight: number;
+    /** `before-hook-creation`, `hook-succeeded`, `hook-failed`; Helm applies `before-hook-creation` when there is none. */
+    readonly deletePolicies: readonly string[];
 }
 
 /**
@@ -58,6 +76,15 @@ interface HelmRecord {
     readonly info?: { readonly status?: string; readonly description?: string };
     readonly chart?: { readonly metadata?: { readonly name?: string; readonly version?: string } };
     readonly manifest?: string;
+    readonly hooks?: readonly {
+        readonly name?: string;
+        readonly kind?: string;
+        readonly path?: string;
+        readonly manifest?: string;
+        readonly events?: readonly string[];
+        readonly weight?: number;
+        readonly delete_policies?: readonly string[];
+    }[];
 }
 
 /** The record is base64(gzip(JSON)), and the API serves a Secret's data base64-encoded once more; undefined when it is not that. */
@@ -71,7 +98,13 @@ function decodeRecord(secret: HelmSecret): HelmRecord | undefined {
     }
 }
 
-function decodeRelease(name: string, namespace: string, revision: number, secret: HelmSecret): InstalledRelease {
+function decodeRelease(
+    name: string,
+    namespace: string,
+    revision: number,
+    secret: HelmSecret,
+    rel: HelmRecord | undefined = decodeRecord(secret),
+): InstalledRelease {
     const fallback = {
         name,
         namespace,
@@ -80,8 +113,9 @@ function decodeRelease(name: string, namespace: string, revision: number, secret
         chartVersion: "",
         status: secret.metadata?.labels?.status ?? "unknown",
         manifest: "",
+        hooks: [],
+        ...(secret.metadata?.creationTimestamp ? { recordedAt: secret.metadata.creationTimestamp } : {}),
     };
-    const rel = decodeRecord(secret);
     // A record this tool cannot read still tells, by its labels, that the release exists and its status.
     if (!rel) return fallback;
     return {
@@ -90,13 +124,20 @@ function decodeRelease(name: string, namespace: string, revision: number, secret
         chartVersion: rel.chart?.metadata?.version ?? "",
         status: rel.info?.status ?? fallback.status,
         manifest: rel.manifest ?? "",
+        hooks: (rel.hooks ?? []).map((h) => ({
+            name: h.name ?? "",
+            kind: h.kind ?? "",
+            path: h.path ?? "",
+            manifest: h.manifest ?? "",
+            events: h.events ?? [],
+            weight: h.weight ?? 0,
+            deletePolicies: h.delete_policies ?? [],
+        })),
     };
 }
 
 /** One revision of a release, with when and why Helm wrote it. */
 export interface ReleaseRevision extends InstalledRelease {
-    /** When the API server stored the revision's record (Helm writes it as the operation begins), by the cluster's clock. */
-    readonly recordedAt?: string;
     /** Helm's log entry for the revision (`Install complete`, `Rollback to 2`, ...). */
     readonly description?: string;
 }
@@ -113,11 +154,9 @@ export async function releaseHistory(kube: Kube, namespace: string, name: string
         .map((s) => {
             const revision = Number(s.metadata?.labels?.version ?? 0);
             const record = decodeRecord(s);
-            const recordedAt = s.metadata?.creationTimestamp;
             const description = record?.info?.description;
             return {
-                ...decodeRelease(name, namespace, revision, s),
-                ...(recordedAt ? { recordedAt } : {}),
+                ...decodeRelease(name, namespace, revision, s, record),
                 ...(description ? { description } : {}),
             };
         })

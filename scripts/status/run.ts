@@ -11,6 +11,8 @@ import { releaseObjectDrift, type ReleaseObjects } from "../../components/drift/
 import { BUILT_IN_IGNORES, userRules } from "../../components/drift/rules";
 import { discovery } from "../../lib/kubernetes/discovery";
 import { bundleReleaseCheck } from "../../components/bundle/installed";
+import { readRecord } from "../../components/smoke/record";
+import { smokeStatus } from "../../components/smoke/status";
 import { httpKube, type Kube } from "../../lib/kubernetes/client";
 import { apiServer, type KubeAccess } from "../../lib/cluster-access/access";
 import type { StatusTarget } from "./targets";
@@ -66,6 +68,7 @@ export async function checkCluster(target: StatusTarget, connect: Connect, optio
     if (target.bundleRelease) results.push(await guardedBundleCheck(kube, target.bundleRelease));
     const releases = await helmReleases(kube, target);
     results.push(...releases.checks);
+    if (target.smoke && releases.installed) results.push(...(await smokeChecks(kube, target.smoke, releases.installed)));
     let objects: ReleaseObjects[] | undefined;
     if (releases.installed) {
         const compared = await objectDrift(kube, target, releases.installed);
@@ -98,6 +101,26 @@ async function guardedBundleCheck(kube: Kube, selected: string): Promise<CheckRe
             detail: `the receipt could not be read: ${(error as Error).message}`,
             fix: "kubectl -n nvcf get configmap nvcf-upgrade-receipt -o yaml",
         };
+    }
+}
+
+async function smokeChecks(
+    kube: Kube,
+    expect: NonNullable<StatusTarget["smoke"]>,
+    installed: readonly InstalledRelease[],
+): Promise<CheckResult[]> {
+    try {
+        return smokeStatus(await readRecord(kube), installed, expect);
+    } catch (error) {
+        return [
+            {
+                name: "smoke",
+                ok: false,
+                inconclusive: true,
+                detail: `the last smoke run could not be read: ${(error as Error).message}`,
+                fix: "kubectl -n nvcf get configmap nvcf-smoke-result -o yaml",
+            },
+        ];
     }
 }
 

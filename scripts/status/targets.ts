@@ -38,6 +38,8 @@ export interface StatusTarget {
     readonly extrasIn: readonly string[];
     /** The stack file's fields to ignore when comparing a release's objects (`releases.<name>.driftIgnore`), by release. */
     readonly driftIgnore?: Readonly<Record<string, readonly UserDriftIgnore[]>>;
+    /** The control plane's: which parts of the smoke check the stack runs (`checks.smoke`), whose last run status reports. */
+    readonly smoke?: { readonly helmTests: boolean; readonly platform: boolean };
 }
 
 export type { GivenKubeconfigs } from "../lib/kubeconfig-options";
@@ -69,6 +71,7 @@ export function statusTargets(
         bundleRelease: bundle.release,
         extrasIn: controlPlaneExtrasNamespaces(settings),
         driftIgnore: Object.fromEntries(Object.entries(settings.releases).map(([name, o]) => [name, o.driftIgnore ?? []])),
+        smoke: { helmTests: checks.smoke.helmTests, platform: checks.smoke.platform },
     };
     const planes = settings.computePlanes.map((plane): StatusTarget => {
         const file = given.planes.get(plane.clusterName);

@@ -52,7 +52,7 @@ export const STAGES = [
     {
         id: "receipt",
         title: "receipt",
-        does: "writes the receipt ConfigMap nvcf/nvcf-upgrade-receipt, then checks it names the bundle release and every release's chart version",
+        does: "the control plane's health gate and smoke check, the receipt ConfigMap nvcf/nvcf-upgrade-receipt, then checks it names the bundle release and every release's chart version",
         runbook: "5. Upgrade receipt",
     },
     {
@@ -110,7 +110,7 @@ export const NAMES = {
  * The stage a change belongs to, or undefined for what the engine takes along by itself (the
  * stack, providers) and reads. Everything of a GPU cluster goes with the compute planes; a
  * control-plane Helm release with its helmfile file (OpenBao, and the rollout's resources, on
- * their own); the receipt and the control plane's health gate last; the grant revocation with
+ * their own); the receipt, the control plane's health gate and its smoke check last; the grant revocation with
  * OpenBao (its migrations recreate the grant); DNS with the core services; the rest of the control plane (namespaces, pull secrets, Kyverno and
  * the Gateway prerequisites) before the dependencies, as Helmfile needs them before its first file.
  */
@@ -123,7 +123,8 @@ export function stageOf(step: PlannedStep, planes: readonly string[]): StageId |
     if (name.startsWith(NAMES.bundle)) return "receipt";
     if (name.startsWith(NAMES.gatewayDns)) return "core";
     if (isOpenBaoStageType(type)) return "openbao";
-    if (type === "pulumi-nodejs:dynamic/nvcf:HealthGate") return "receipt";
+    // The smoke check runs after the gate, against the releases the stages before upgraded.
+    if (type === "pulumi-nodejs:dynamic/nvcf:HealthGate" || type === "pulumi-nodejs:dynamic/nvcf:SmokeCheck") return "receipt";
     if (type === HELM_RELEASE && step.release && RELEASE_NAMES.includes(step.release)) {
         if (step.release === OPENBAO.release) return "openbao";
         return PHASE_STAGE[catalogEntry(step.release).phase];

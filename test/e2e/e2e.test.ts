@@ -23,6 +23,7 @@ import { addonDependencies, ADDONS } from "../../components/catalog/compute-plan
 import { CATALOG } from "../../components/catalog/control-plane";
 import { releaseDependencies } from "../../components/control-plane/ordering";
 import { FakeControlPlane } from "../support/fake-icms";
+import { HookKubelet } from "./hook-kubelet";
 import { BaoCluster } from "./real-openbao";
 import { migration10, NVCF_API_JWT_MOUNT } from "./openbao-migrations";
 import { ADMIN_ISSUER_GRANT_PATHS } from "../../components/contracts/openbao";
@@ -68,6 +69,8 @@ const ADDON_SWITCHES = {
 };
 const ADDON_RELEASES = ADDONS.map((a) => a.name);
 const MIN = 60_000;
+/** The platform smoke check's function image: on nvcr.io, for which the suite's API holds the account's credential. */
+const SMOKE_IMAGE = "nvcr.io/e2e/echo:1.0";
 
 const { tools, missing } = findTools();
 const realCluster = process.env.E2E_KUBECONFIG;
@@ -103,7 +106,11 @@ function stackConfig(icmsUrl: string, openbaoUrl: string, charts: string, gatewa
             registry: { pullSecret: { mode: "kyverno" }, kyverno: { install: true, version: FIXTURE_VERSION } },
             openbaoAccess: { address: openbaoUrl },
             // Short, so the failing-gate case below ends quickly; the checks themselves are all on.
-            checks: { healthGate: { timeoutSeconds: 20, pollSeconds: 1 } },
+            checks: {
+                healthGate: { timeoutSeconds: 20, pollSeconds: 1 },
+                // The platform check through the suite's stand-in for the API and API Keys (no Gateway runs here).
+                smoke: { pollSeconds: 1, platform: true, functionImage: SMOKE_IMAGE, apiURL: icmsUrl, apiKeysURL: icmsUrl },
+            },
         },
     });
 }
@@ -152,6 +159,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
     let kube: Kube;
     const fake = new FakeControlPlane();
     let openbao: BaoCluster;
+    let hooks: HookKubelet;
     let work = "";
     let project = "";
     let cli: PulumiCli;
@@ -199,6 +207,9 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         // One member is enough here: the stack reaches OpenBao at an address (openbaoAccess), not through its pods.
         openbao = new BaoCluster(tools!.bao, path.join(work, "bao"), 1, tools!.jwtPlugin);
         await openbao.boot();
+        // The charts' test Pods: the invocation service's and the function autoscaler's, both in nvcf.
+        hooks = new HookKubelet(kube, ["nvcf"]);
+        hooks.start();
 
         // The README's set-up, command for command.
         ({ project, cli } = await userCheckout({
@@ -242,6 +253,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         } finally {
             if (process.env.E2E_LOG && cli) fs.writeFileSync(process.env.E2E_LOG, cli.log.join("\n\n"));
             await fake.stop().catch(() => undefined);
+            await hooks?.stop().catch(() => undefined);
             await openbao?.stop().catch(() => undefined);
             await cluster?.stop();
             if (process.env.E2E_KEEP !== "1") {
@@ -258,6 +270,23 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         const list = await kube.get<any>("/api/v1/secrets?labelSelector=owner%3Dhelm");
         return (list?.items ?? []).filter((s: any) => s.type === "helm.sh/release.v1");
     }
+
+    /** `npm run status` as a user runs it: the stack's kubeconfig is a stack secret, which status never decrypts, so the file is passed. */
+    const status = (args: string[]) =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+            const child = spawn(
+                "npm",
+                ["run", "--silent", "status", "--", "--stack", STACK, "--kubeconfig", path.join(work, "kubeconfig"), ...args],
+                {
+                    cwd: project,
+                    env: cli.env,
+                },
+            );
+            let out = "";
+            child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
+            child.stderr.on("data", (c: Buffer) => (out += c.toString("utf8")));
+            child.on("close", (code) => resolve({ code, out }));
+        });
 
     it("previews the whole stack", { timeout: 5 * MIN }, async () => {
         const res = await timed("preview (first)", () => cli.json<{ changeSummary: Record<string, number> }>(["preview"]));
@@ -663,6 +692,86 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         );
     });
 
+    it(
+        "ran the smoke check after the health gate: the charts' helm test Pods, then a function created and deleted through the API",
+        { timeout: MIN },
+        async () => {
+            assert.deepEqual(hooks.errors, []);
+            assert.deepEqual(
+                hooks.ran.map((r) => [r.pod, r.image, r.args.join(" ")]).sort(),
+                [
+                    ["nvcf/function-autoscaler-test-connection", "busybox", "-qO- function-autoscaler.nvcf.svc.cluster.local:8080/health"],
+                    ["nvcf/invocation-service-test-connection", "busybox", "invocation-service:8080"],
+                ],
+                "the Pods of the charts' test hooks, as Helm records them",
+            );
+            const record = (await kube.get<any>("/api/v1/namespaces/nvcf/configmaps/nvcf-smoke-result"))?.data;
+            assert.ok(record, "the record status reads");
+            const tests = JSON.parse(record.helmTests) as { release: string; phase: string; revision: number }[];
+            assert.deepEqual(tests.map((t) => [t.release, t.phase]).sort(), [
+                ["function-autoscaler", "Succeeded"],
+                ["invocation-service", "Succeeded"],
+            ]);
+            const platform = JSON.parse(record.platform) as { ok: boolean; steps: { step: string }[] };
+            assert.deepEqual(
+                platform.steps.map((st) => st.step),
+                ["admin token", "API through the Gateway", "function created", "function deleted"],
+            );
+            assert.equal(platform.ok, true);
+            const created = fake.requests.filter((r) => r.method === "POST" && r.path === "/v2/nvcf/functions");
+            assert.equal(created.length, 1);
+            assert.equal(JSON.parse(created[0].body).containerImage, SMOKE_IMAGE);
+            assert.equal(fake.functions.size, 0, "the function is gone again");
+            const outputs = await cli.json<{ smoke: { helmTests: Record<string, string>; platform: string } }>(["stack", "output"]);
+            assert.match(outputs.smoke.helmTests["invocation-service/invocation-service-test-connection"], /^Succeeded \(revision \d+\)$/);
+            assert.match(outputs.smoke.platform, /^passed: admin token, /);
+        },
+    );
+
+    it(
+        "a failing helm test fails up, naming its Pod; status shows it; the next up runs the smoke check again",
+        { timeout: 10 * MIN },
+        async () => {
+            // A change to one release: its new revision runs the smoke check again, and the preview says so.
+            await cli.run(["config", "set", "--path", "releases.invocation-service.values.e2eSmoke", "1", "--type", "string"]);
+            const preview = await cli.json<{ steps: any[] }>(["preview"]);
+            assert.ok(preview.steps.some((st) => st.op === "update" && /::control-plane-smoke$/.test(st.urn)));
+            hooks.failing.add("invocation-service-test-connection");
+            try {
+                const res = await cli.run(["up", "--yes", "--skip-preview"], { allowFailure: true });
+                assert.notEqual(res.code, 0);
+                assert.match(
+                    res.stdout + res.stderr,
+                    /the smoke check after install failed:\s+helm test invocation-service \(revision \d+\): Pod nvcf\/invocation-service-test-connection: Failed: container wget exited 1 \(Error\)/,
+                );
+                const failed = await status([]);
+                assert.equal(failed.code, 1, failed.out);
+                assert.match(
+                    failed.out,
+                    /\ncontrol plane +helm test invocation-service +FAIL +Pod nvcf\/invocation-service-test-connection failed at /,
+                    failed.out,
+                );
+                assert.match(failed.out, /\ncontrol plane +platform smoke +ok +passed at /, failed.out);
+            } finally {
+                hooks.failing.clear();
+            }
+            const ran = hooks.ran.length;
+            await cli.run(["up", "--yes", "--skip-preview"]);
+            assert.equal(hooks.ran.length, ran + 2, "both charts' tests ran again");
+            const passed = await status([]);
+            assert.match(
+                passed.out,
+                /\ncontrol plane +helm test invocation-service +ok +revision \d+: invocation-service-test-connection passed in \d+ s/,
+                passed.out,
+            );
+            await cli.run(["preview", "--expect-no-changes"]);
+            // Back to the stack file the later cases start from: a new revision, and the smoke check once more.
+            await cli.run(["config", "rm", "releases"]);
+            await cli.run(["up", "--yes", "--skip-preview"]);
+            assert.equal(hooks.ran.length, ran + 4);
+        },
+    );
+
     it("previews no change on an unchanged stack", { timeout: 5 * MIN }, async () => {
         await timed("preview (no change)", () => cli.run(["preview", "--expect-no-changes"]));
     });
@@ -719,7 +828,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
     });
 
     it(
-        "previews an annotation set with `config set --path` as exactly one release update, then applies it",
+        "previews an annotation set with `config set --path` as exactly one release update (and the smoke check after it), then applies it",
         { timeout: 10 * MIN },
         async () => {
             // With --path the CLI stores "2" as a number; annotation values are strings (docs/settings.md).
@@ -737,11 +846,12 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             const res = await timed("preview (annotation)", () => cli.json<{ steps: any[] }>(["preview"]));
             const updates = res.steps
                 .filter((st) => st.op === "update")
-                .map((st) => `${st.newState?.type} ${st.newState?.inputs?.name ?? st.urn}`)
+                .map((st) => `${st.newState?.type} ${st.newState?.inputs?.name ?? st.urn.split("::").pop()}`)
                 // The engine also diffs the default pulumi-nodejs (dynamic) provider whenever stack
                 // config changes (it receives the stack's config); a provider, not a cluster object.
                 .filter((u) => !u.startsWith("pulumi:providers:pulumi-nodejs "));
-            assert.deepEqual(updates, ["kubernetes:helm.sh/v3:Release api"]);
+            // The release's new revision runs the smoke check again: the plan says so.
+            assert.deepEqual(updates, ["kubernetes:helm.sh/v3:Release api", "pulumi-nodejs:dynamic/nvcf:SmokeCheck control-plane-smoke"]);
             await timed("up (annotation)", () => cli.run(["up", "--yes", "--skip-preview"]));
             const cm = await kube.get<any>("/api/v1/namespaces/nvcf/configmaps/e2e-values-api");
             assert.equal(JSON.parse(cm.data.values).api.podAnnotations["e2e.example.com/revision"], "2");
@@ -820,26 +930,9 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             await edit("ess-api", { values: "{}" });
             const deleted = await kube.request("DELETE", configMap("sis"));
             assert.equal(deleted.status, 200, deleted.text);
-            // The stack's kubeconfig is a stack secret, which status never decrypts: the user passes the file.
-            const kubeconfigFile = path.join(work, "kubeconfig");
             editStackFile((config) => {
                 config["nvcf-self-managed:releases"] = { "ess-api": { driftIgnore: [{ kind: "ConfigMap", path: "data[values]" }] } };
             });
-            const status = (args: string[]) =>
-                new Promise<{ code: number | null; out: string }>((resolve) => {
-                    const child = spawn(
-                        "npm",
-                        ["run", "--silent", "status", "--", "--stack", STACK, "--kubeconfig", kubeconfigFile, ...args],
-                        {
-                            cwd: project,
-                            env: cli.env,
-                        },
-                    );
-                    let out = "";
-                    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-                    child.stderr.on("data", (c: Buffer) => (out += c.toString("utf8")));
-                    child.on("close", (code) => resolve({ code, out }));
-                });
 
             const plain = await status([]);
             assert.equal(plain.code, 1, plain.out);

@@ -87,7 +87,8 @@ function stackConfig(rootToken: string) {
                 // The StatefulSet whose image the Cassandra password rotation's Job runs; the database is this suite's process.
                 cassandra: { values: { e2eStatefulSet: true } },
             },
-            checks: { preflight: { enabled: false }, healthGate: { enabled: false } },
+            // The smoke check has its cases in e2e.test.ts, which plays the kubelet of the charts' test Pods.
+            checks: { preflight: { enabled: false }, healthGate: { enabled: false }, smoke: { helmTests: false } },
             // A replaced real member takes up to the grace period (10 s, then SIGKILL) to stop, then starts and unseals.
             openbaoRollout: { memberTimeoutSeconds: 30, pollSeconds: 1 },
             credentialRotation: { enabled: true, timeoutSeconds: 15, pollSeconds: 1 },

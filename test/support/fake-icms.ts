@@ -1,5 +1,7 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
+import * as crypto from "node:crypto";
+import { FUNCTIONS } from "../../components/contracts/nvcf-api";
 
 /**
  * An in-process stand-in for the control plane's API Keys and ICMS endpoints, and for a GPU
@@ -51,6 +53,11 @@ export class FakeControlPlane {
     /** Tokens ICMS accepts; /v1/admin/keys mints and adds them. */
     readonly validTokens = new Set<string>();
     readonly kubeToken = "kube-sa-token";
+    /** The NVCF API's functions, one entry per version, as nvcf-core stores them. */
+    readonly functions = new Map<string, { id: string; versionId: string; name: string; status: string; containerImage: string }>();
+    /** Registry hosts the default account holds a credential for (the API checks a function's image there). */
+    readonly registryCredentials = new Set(["nvcr.io"]);
+
     issuer = "https://kubernetes.default.svc.cluster.local";
     /** Pod proxy paths (`/api/v1/namespaces/<ns>/pods/<pod>:<port>/proxy`) and where they lead. */
     readonly podProxies = new Map<string, string>();
@@ -169,6 +176,8 @@ export class FakeControlPlane {
         const token = (req.headers.authorization ?? "").replace(/^Bearer /, "");
         if (!this.validTokens.has(token)) return res(401, { error: "Unauthorized" });
 
+        if (path === FUNCTIONS.path || path.startsWith(`${FUNCTIONS.path}/`)) return this.nvcfFunctions(method, path, body, res);
+
         let m = /^\/v1\/accounts\/([^/]+)\/clusters$/.exec(path);
         if (m && method === "POST") return this.register(decodeURIComponent(m[1]), body, res);
         if (m && method === "GET") {
@@ -212,6 +221,49 @@ export class FakeControlPlane {
             return res(200, "");
         }
         return res(404, { error: `no route ${method} ${path}` });
+    }
+
+    /**
+     * nvcf-core's FunctionManagementController at NVIDIA/nvcf@fadc0f81: create (200, `{function}`,
+     * INACTIVE, the image's registry host recognised and the account holding a credential for it), list (one entry
+     * per version), delete a version (204; 404 unknown). Errors are Spring ProblemDetails.
+     */
+    private nvcfFunctions(method: string, path: string, raw: string, res: Reply): void {
+        const problem = (status: number, title: string, detail: string) =>
+            res(status, { type: "about:blank", title, status, detail, instance: path });
+        if (method === "GET" && path === FUNCTIONS.path) return res(200, { functions: [...this.functions.values()] });
+        if (method === "POST" && path === FUNCTIONS.path) {
+            const b = JSON.parse(raw) as { name?: string; inferenceUrl?: string; containerImage?: string };
+            if (!b.name || !FUNCTIONS.namePattern.test(b.name) || !b.inferenceUrl) return problem(400, "Bad Request", "Invalid request");
+            const image = b.containerImage ?? "";
+            const host = image.includes("/") ? image.slice(0, image.indexOf("/")) : "";
+            if (!/[.:]/.test(host)) return problem(400, "Bad Request", "Invalid registry URL");
+            // application.yaml's nvcf.registries.recognized.container (application-ncp.yaml makes ngc nvcr.io).
+            const recognized =
+                ["nvcr.io", "docker.io", "public.ecr.aws", "cr.volces.com"].includes(host) ||
+                /\.(dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com|azurecr\.io)$/.test(host);
+            if (!recognized) return problem(400, "Bad Request", `Unsupported registry hostname ${host} for registry type CONTAINER`);
+            if (!this.registryCredentials.has(host))
+                return problem(400, "Bad Request", `Missing CONTAINER registry credential for hostname '${host}'`);
+            const fn = {
+                id: crypto.randomUUID(),
+                versionId: crypto.randomUUID(),
+                name: b.name,
+                status: FUNCTIONS.createdStatus,
+                containerImage: image,
+            };
+            this.functions.set(fn.versionId, fn);
+            return res(200, { function: fn });
+        }
+        const m = /^\/v2\/nvcf\/functions\/([^/]+)\/versions\/([^/]+)$/.exec(path);
+        if (m && method === "DELETE") {
+            const fn = this.functions.get(decodeURIComponent(m[2]));
+            if (!fn || fn.id !== decodeURIComponent(m[1]))
+                return problem(404, "Not Found", `Function id '${m[1]}', version '${m[2]}': Not found in account 'nvcf-default'`);
+            this.functions.delete(fn.versionId);
+            return res(204, "");
+        }
+        return problem(404, "Not Found", `No static resource ${path.slice(1)}.`);
     }
 
     private register(nca: string, raw: string, res: Reply): void {

@@ -40,6 +40,8 @@ export class FakeKubeApi {
         /** The record Secret's creationTimestamp (the API server sets one on every object). */
         created?: string;
         description?: string;
+        /** The chart's hooks as `pkg/release/hook.go` serializes them (`name`, `kind`, `path`, `manifest`, `events`, `weight`, `delete_policies`). */
+        hooks?: readonly Record<string, unknown>[];
     }): this {
         const record = {
             name: r.name,
@@ -48,6 +50,7 @@ export class FakeKubeApi {
             info: { status: r.status, ...(r.description ? { description: r.description } : {}) },
             chart: { metadata: { name: r.chart, version: r.version } },
             manifest: r.manifest ?? "",
+            ...(r.hooks ? { hooks: r.hooks } : {}),
         };
         const inner = zlib.gzipSync(JSON.stringify(record)).toString("base64");
         const name = `${HELM_SECRET.namePrefix}${r.name}.v${r.revision}`;
