@@ -23,7 +23,8 @@ export class ApiError extends Error {
     }
 }
 
-function call(endpoint: Endpoint, method: "GET" | "POST" | "PUT" | "DELETE", path: string, token?: string, body?: unknown) {
+/** One request to a control-plane endpoint, with the bearer token when given. */
+export function call(endpoint: Endpoint, method: "GET" | "POST" | "PUT" | "DELETE", path: string, token?: string, body?: unknown) {
     return httpRequest({
         method,
         url: `${endpoint.url.replace(/\/$/, "")}${path}`,

@@ -33,8 +33,15 @@ export function testHooks(release: Pick<InstalledRelease, "hooks">): HelmHook[] 
 export const deletePolicies = (hook: HelmHook): readonly string[] =>
     hook.deletePolicies.length > 0 ? hook.deletePolicies : [HELM_HOOK.beforeHookCreation];
 
+/** The kinds Helm waits for (`pkg/kube/client.go` watchUntilReady); any other hook object is done once created. */
+type WaitedKind = "Pod" | "Job";
+const isWaited = (kind: string): kind is WaitedKind => kind === "Pod" || kind === "Job";
+
 /** Where a hook object stands, from its status alone: done (and how), or still running (and on what it waits). */
-export function hookOutcome(kind: string, object: unknown): { done: true; ok: boolean; why: string } | { done: false; waiting: string } {
+export function hookOutcome(
+    kind: WaitedKind,
+    object: unknown,
+): { done: true; ok: boolean; why: string } | { done: false; waiting: string } {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the object is read field by field
     const o = object as any;
     if (kind === "Pod") {
@@ -57,20 +64,17 @@ export function hookOutcome(kind: string, object: unknown): { done: true; ok: bo
             .filter(Boolean) as string[];
         return { done: false, waiting: waiting.join("; ") || `phase ${phase ?? "not reported yet"}` };
     }
-    if (kind === "Job") {
-        const conditions = (o?.status?.conditions ?? []) as { type?: string; status?: string; reason?: string; message?: string }[];
-        const complete = conditions.find((c) => c.type === "Complete" && c.status === "True");
-        const failed = conditions.find((c) => c.type === "Failed" && c.status === "True");
-        if (complete) return { done: true, ok: true, why: "Complete" };
-        if (failed)
-            return {
-                done: true,
-                ok: false,
-                why: `Failed${failed.reason ? ` (${failed.reason})` : ""}${failed.message ? `: ${failed.message}` : ""}`,
-            };
-        return { done: false, waiting: `active ${o?.status?.active ?? 0}, failed ${o?.status?.failed ?? 0}` };
-    }
-    return { done: true, ok: true, why: "created" };
+    const conditions = (o?.status?.conditions ?? []) as { type?: string; status?: string; reason?: string; message?: string }[];
+    const complete = conditions.find((c) => c.type === "Complete" && c.status === "True");
+    const failed = conditions.find((c) => c.type === "Failed" && c.status === "True");
+    if (complete) return { done: true, ok: true, why: "Complete" };
+    if (failed)
+        return {
+            done: true,
+            ok: false,
+            why: `Failed${failed.reason ? ` (${failed.reason})` : ""}${failed.message ? `: ${failed.message}` : ""}`,
+        };
+    return { done: false, waiting: `active ${o?.status?.active ?? 0}, failed ${o?.status?.failed ?? 0}` };
 }
 
 export interface HookRunOptions {
@@ -170,8 +174,7 @@ async function remove(kube: Kube, target: Located, options: HookRunOptions): Pro
 }
 
 async function waitForHook(kube: Kube, target: Located, kind: string, options: HookRunOptions): Promise<{ ok: boolean; why: string }> {
-    // Helm waits only for Pods and Jobs; any other hook object is done once created.
-    if (kind !== "Pod" && kind !== "Job") return { ok: true, why: "created" };
+    if (!isWaited(kind)) return { ok: true, why: "created" };
     const deadline = Date.now() + options.timeoutSeconds * 1000;
     let last: string;
     for (;;) {
@@ -198,7 +201,7 @@ async function logTail(kube: Kube, target: Located, kind: string): Promise<strin
         const newest = items.sort((a, b) => String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp))).pop();
         if (!newest) return "; no pod of the Job to read a log from";
         pod = newest.metadata.name;
-    } else if (kind !== "Pod") return "";
+    }
     const res = await kube.request("GET", `/api/v1/namespaces/${target.namespace}/pods/${pod}/log?tailLines=20`);
     if (res.status !== 200) return `; its log could not be read (HTTP ${res.status}): kubectl -n ${target.namespace} logs ${pod}`;
     const text = res.text.trim();

@@ -1,6 +1,6 @@
 import { FUNCTIONS, functionVersionPath, type FunctionDto } from "../contracts/nvcf-api";
-import { mintAdminToken, type Endpoint } from "../dynamic/icms";
-import { excerpt, httpRequest, jsonBody, type HttpResponse } from "../../lib/http/client";
+import { call, mintAdminToken, type Endpoint } from "../dynamic/icms";
+import { excerpt, jsonBody, type HttpResponse } from "../../lib/http/client";
 
 /** Where the platform smoke check reaches the control plane: through the Gateway, as a user's first call does. */
 export interface PlatformTarget {
@@ -74,17 +74,8 @@ export async function platformSmoke(
     };
     const done = () => ({ ok: steps.every((s) => s.ok), steps, startedAt, completedAt: new Date().toISOString() });
     const api = endpoint(target.apiUrl, target.apiHostHeader, target, retryDelayMs);
-    const call = (method: "GET" | "POST" | "DELETE", path: string, token: string, body?: unknown) =>
-        httpRequest({
-            method,
-            url: `${api.url.replace(/\/$/, "")}${path}`,
-            ...(api.hostHeader ? { hostHeader: api.hostHeader } : {}),
-            headers: { Authorization: `Bearer ${token}`, Accept: "application/json" },
-            ...(body !== undefined ? { body } : {}),
-            timeoutMs: api.timeoutMs,
-            retries: api.retries,
-            ...(retryDelayMs !== undefined ? { retryDelayMs } : {}),
-        });
+    const request = (method: "GET" | "POST" | "DELETE", path: string, token: string, body?: unknown) =>
+        call(api, method, path, token, body);
     const attempt = async <T>(name: string, work: () => Promise<T>): Promise<T | undefined> => {
         try {
             return await work();
@@ -105,7 +96,7 @@ export async function platformSmoke(
 
     const listUrl = `${target.apiUrl.replace(/\/$/, "")}${FUNCTIONS.path}`;
     const listed = await attempt("API through the Gateway", async () => {
-        const res = await call("GET", `${FUNCTIONS.path}?visibility=private`, token);
+        const res = await request("GET", `${FUNCTIONS.path}?visibility=private`, token);
         const functions = jsonBody<{ functions?: unknown }>(res)?.functions;
         if (res.status !== 200 || !Array.isArray(functions)) {
             step("API through the Gateway", false, refusal(`GET ${listUrl}`, res, FUNCTIONS.listScope));
@@ -119,7 +110,7 @@ export async function platformSmoke(
     // Left by a run that stopped between create and delete: it would hold one of the account's function slots.
     for (const old of listed.filter((f) => f.name === SMOKE_FUNCTION && f.id && f.versionId)) {
         const res = await attempt("earlier smoke function removed", () =>
-            call("DELETE", functionVersionPath(old.id!, old.versionId!), token),
+            request("DELETE", functionVersionPath(old.id!, old.versionId!), token),
         );
         if (!res) return done();
         if (res.status !== 204 && res.status !== 404) {
@@ -134,7 +125,7 @@ export async function platformSmoke(
     }
 
     const created = await attempt("function created", async () => {
-        const res = await call("POST", FUNCTIONS.path, token, {
+        const res = await request("POST", FUNCTIONS.path, token, {
             name: SMOKE_FUNCTION,
             // Never deployed: the URL and port only have to be valid.
             inferenceUrl: "/echo",
@@ -158,7 +149,7 @@ export async function platformSmoke(
 
     await attempt("function deleted", async () => {
         const path = functionVersionPath(created.id, created.versionId);
-        const res = await call("DELETE", path, token);
+        const res = await request("DELETE", path, token);
         if (res.status !== 204) step("function deleted", false, refusal(`DELETE ${path}`, res, FUNCTIONS.deleteScope));
         else step("function deleted", true, `${created.id}/${created.versionId}`);
     });

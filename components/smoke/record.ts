@@ -17,7 +17,7 @@ export interface SmokeRecord {
     readonly platform?: PlatformRun;
 }
 
-const path = (name = SMOKE_RECORD.name) => `/api/v1/namespaces/${SMOKE_RECORD.namespace}/configmaps/${name}`;
+const path = () => `/api/v1/namespaces/${SMOKE_RECORD.namespace}/configmaps/${SMOKE_RECORD.name}`;
 
 /** The ConfigMap's data: each part as JSON, so `kubectl get -o yaml` shows it as it is. */
 export function recordData(record: SmokeRecord): Record<string, string> {

@@ -11,7 +11,7 @@ import { releaseObjectDrift, type ReleaseObjects } from "../../components/drift/
 import { BUILT_IN_IGNORES, userRules } from "../../components/drift/rules";
 import { discovery } from "../../lib/kubernetes/discovery";
 import { bundleReleaseCheck } from "../../components/bundle/installed";
-import { readRecord } from "../../components/smoke/record";
+import { readRecord, SMOKE_RECORD } from "../../components/smoke/record";
 import { smokeStatus } from "../../components/smoke/status";
 import { httpKube, type Kube } from "../../lib/kubernetes/client";
 import { apiServer, type KubeAccess } from "../../lib/cluster-access/access";
@@ -118,7 +118,7 @@ async function smokeChecks(
                 ok: false,
                 inconclusive: true,
                 detail: `the last smoke run could not be read: ${(error as Error).message}`,
-                fix: "kubectl -n nvcf get configmap nvcf-smoke-result -o yaml",
+                fix: `kubectl -n ${SMOKE_RECORD.namespace} get configmap ${SMOKE_RECORD.name} -o yaml`,
             },
         ];
     }

@@ -1,4 +1,5 @@
 import type { Kube } from "./cluster";
+import { finishedPodStatus, stamp } from "./job-kubelet";
 
 /**
  * The kubelet for the charts' `helm test` Pods (annotated `helm.sh/hook: test`), which nothing
@@ -45,33 +46,11 @@ export class HookKubelet {
             const name = `${namespace}/${pod.metadata.name}`;
             this.ran.push({ pod: name, image: container.image, args: container.args ?? [] });
             const exitCode = this.failing.has(pod.metadata.name) ? 1 : 0;
-            const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+            const now = stamp();
             const res = await this.kube.request(
                 "PATCH",
                 `/api/v1/namespaces/${namespace}/pods/${pod.metadata.name}/status`,
-                {
-                    status: {
-                        phase: exitCode === 0 ? "Succeeded" : "Failed",
-                        startTime: now,
-                        containerStatuses: [
-                            {
-                                name: container.name,
-                                image: container.image,
-                                imageID: "",
-                                ready: false,
-                                restartCount: 0,
-                                state: {
-                                    terminated: {
-                                        exitCode,
-                                        reason: exitCode === 0 ? "Completed" : "Error",
-                                        startedAt: now,
-                                        finishedAt: now,
-                                    },
-                                },
-                            },
-                        ],
-                    },
-                },
+                { status: finishedPodStatus(container, exitCode, now, now) },
                 "application/merge-patch+json",
             );
             if (res.status !== 200 && res.status !== 404) this.errors.push(`${name}: ${res.status} ${res.text.slice(0, 300)}`);

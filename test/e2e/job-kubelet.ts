@@ -18,6 +18,38 @@ async function containerEnv(kube: Kube, namespace: string, container: any): Prom
     return env;
 }
 
+/** A pod's status as a kubelet reports it once its one container ran to its end (`restartPolicy: Never`). */
+export function finishedPodStatus(
+    container: { name: string; image: string },
+    exitCode: number,
+    startedAt: string,
+    finishedAt: string,
+    message = "",
+) {
+    return {
+        phase: exitCode === 0 ? "Succeeded" : "Failed",
+        startTime: startedAt,
+        containerStatuses: [
+            {
+                name: container.name,
+                image: container.image,
+                imageID: "",
+                ready: false,
+                restartCount: 0,
+                state: {
+                    terminated: {
+                        exitCode,
+                        reason: exitCode === 0 ? "Completed" : "Error",
+                        ...(message ? { message } : {}),
+                        startedAt,
+                        finishedAt,
+                    },
+                },
+            },
+        ],
+    };
+}
+
 /**
  * The kubelet for the pods of Jobs in one namespace, which the real job controller creates and
  * nothing runs here: each new pod's one container runs once, as a process of this machine, with
@@ -74,30 +106,7 @@ export class JobKubelet {
             const res = await this.kube.request(
                 "PATCH",
                 `/api/v1/namespaces/${this.namespace}/pods/${pod.metadata.name}/status`,
-                {
-                    status: {
-                        phase: result.code === 0 ? "Succeeded" : "Failed",
-                        startTime: startedAt,
-                        containerStatuses: [
-                            {
-                                name: container.name,
-                                image: container.image,
-                                imageID: "",
-                                ready: false,
-                                restartCount: 0,
-                                state: {
-                                    terminated: {
-                                        exitCode: result.code,
-                                        reason: result.code === 0 ? "Completed" : "Error",
-                                        ...(result.message ? { message: result.message } : {}),
-                                        startedAt,
-                                        finishedAt,
-                                    },
-                                },
-                            },
-                        ],
-                    },
-                },
+                { status: finishedPodStatus(container, result.code, startedAt, finishedAt, result.message) },
                 "application/merge-patch+json",
             );
             if (res.status !== 200) throw new Error(`${pod.metadata.name}: ${res.status} ${res.text.slice(0, 300)}`);
@@ -120,6 +129,7 @@ export class JobKubelet {
     }
 }
 
-function stamp(): string {
+/** A time as the API server writes it: RFC 3339, whole seconds. */
+export function stamp(): string {
     return new Date().toISOString().replace(/\.\d+Z$/, "Z");
 }
