@@ -213,13 +213,21 @@ describe("install and destroy order across the planes", () => {
         }
     });
 
-    test("registration and operator come after the control plane, so destroy removes them first", () => {
-        const cpReleases = run.resources.filter((r) => r.type === "kubernetes:helm.sh/v3:Release" && r.name.startsWith("control-plane-"));
-        assert.ok(cpReleases.length > 20);
+    test("registration waits for ICMS's path of the control plane, not all of it; the operator for the registration", () => {
+        const cp = (name: string) => byName(run, `control-plane-${name}`);
+        const path = ["sis", "admin-issuer-proxy", "api-keys", "ingress", "openbao-rollout"];
+        const cpSteps = run.resources.filter(
+            (r) => r.custom && r.name.startsWith("control-plane-") && r.type !== "pulumi:providers:kubernetes",
+        );
         for (const plane of ["gpu-a", "gpu-b"]) {
-            for (const name of [`compute-plane-${plane}-registration`, `compute-plane-${plane}-nvca-operator`]) {
-                for (const cp of cpReleases) assert.ok(dependsOn(byName(run, name), cp), `${name} after ${cp.name}`);
-            }
+            const registration = byName(run, `compute-plane-${plane}-registration`);
+            const operator = byName(run, `compute-plane-${plane}-nvca-operator`);
+            // Destroy deregisters before ICMS and the token's issuer go.
+            for (const name of path) assert.ok(dependsOn(registration, cp(name)), `registration after ${name}`);
+            for (const other of cpSteps.filter((r) => !path.map((n) => `control-plane-${n}`).includes(r.name)))
+                assert.ok(!dependsOn(registration, other), `registration not after ${other.name}`);
+            assert.ok(dependsOn(operator, registration));
+            for (const other of cpSteps) assert.ok(!dependsOn(operator, other), `operator not after ${other.name}`);
         }
         // The node prerequisites do not wait for the control plane: they install in parallel.
         assert.ok(!dependsOn(byName(run, "compute-plane-gpu-a-smb-csi-driver-release"), release(run, "api")));

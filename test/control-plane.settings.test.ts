@@ -118,11 +118,13 @@ describe("optional releases follow their conditions", { concurrency: true }, () 
         assert.ok(!plan.names.includes("ingress"));
     });
 
-    test("addons.llm.enabled adds the LLM releases after the API, and the router address", () => {
+    test("addons.llm.enabled adds the LLM releases (the router after the API, the gateway beside it), and the router address", () => {
         const plan = devPlan({ addons: { llm: { enabled: true } } });
         assert.deepEqual(plan.names, [...dev.names, "llm-api-gateway", "llm-request-router"].sort());
         assert.ok(plan.dependsOn("llm-request-router", "api"));
-        assert.ok(plan.dependsOn("llm-api-gateway", "llm-request-router"));
+        // Their ServiceMonitors, on in the bundle's values, need the CRDs.
+        for (const name of ["llm-request-router", "llm-api-gateway"]) assert.ok(plan.dependsOn(name, "prometheus-operator-crds"), name);
+        assert.ok(!plan.dependsOn("llm-api-gateway", "llm-request-router"), "its client connects on the first request");
         assert.equal(
             plan.values("api").api.remoteConfig.configData.nvcf["llm-request-router"]["worker-address"],
             "llm-request-router.nvcf.svc.cluster.local:50071",
@@ -130,7 +132,7 @@ describe("optional releases follow their conditions", { concurrency: true }, () 
         assert.equal(dev.values("api").api.remoteConfig, undefined);
     });
 
-    test("a managed LLM issuer adds nvcf-pki in cert-manager after openbao-server and cert-manager", () => {
+    test("a managed LLM issuer adds nvcf-pki in cert-manager after cert-manager, and the router after it", () => {
         const plan = devPlan({
             addons: {
                 llm: { enabled: true, pki: { enabled: true, dnsNames: ["llm.nvcf.test"], allowedDomains: "nvcf.test,cluster.local" } },
@@ -138,8 +140,9 @@ describe("optional releases follow their conditions", { concurrency: true }, () 
             openbao: { migrations: { image: { tag: "0.16.2" } } },
         });
         assert.equal(plan.release("nvcf-pki").namespace, "cert-manager");
-        assert.ok(plan.dependsOn("nvcf-pki", "openbao-server"));
         assert.ok(plan.dependsOn("nvcf-pki", "cert-manager"));
+        assert.ok(!plan.dependsOn("nvcf-pki", "openbao-server"), "its issuer reaches OpenBao only when it issues");
+        assert.ok(plan.dependsOn("llm-request-router", "nvcf-pki"));
         assert.equal(
             plan.values("nvcf-pki").clusterIssuer.auth.serviceAccount.audience,
             "http://openbao-server.vault-system.svc.cluster.local:8200",
@@ -155,11 +158,12 @@ describe("optional releases follow their conditions", { concurrency: true }, () 
         assert.equal(plan.values("ingress").nvcfGatewayRoutes.routes.vanityGateway.enabled, true);
     });
 
-    test("addons.nvcfUi.enabled adds nvcf-ui in its namespace; ingress waits for it; full-path image", () => {
+    test("addons.nvcfUi.enabled adds nvcf-ui in its namespace after OpenBao (its hook writes there); full-path image", () => {
         const plan = devPlan({ addons: { nvcfUi: { enabled: true } }, adminIssuerProxy: { enabled: false } });
         assert.equal(plan.release("nvcf-ui").namespace, "nvcf-ui");
         assert.ok(plan.namespaces.includes("nvcf-ui"));
-        assert.ok(plan.dependsOn("ingress", "nvcf-ui"));
+        assert.ok(plan.dependsOn("nvcf-ui", "openbao-server"));
+        assert.ok(!plan.dependsOn("ingress", "nvcf-ui"), "its route resolves when the UI is ready");
         const ui = plan.values("nvcf-ui").nvcfUi;
         assert.equal(ui.image.repository, "nvcr.io/nvidia/nvcf/nvcf-ui");
         const components = (ui.controlPlane.components as { name: string }[]).map((c) => c.name);

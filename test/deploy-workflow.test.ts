@@ -9,21 +9,11 @@ import { describe, it } from "node:test";
 import { parse } from "yaml";
 import { addonDependencies, ADDONS } from "../components/catalog/compute-plane-addons";
 import { CATALOG } from "../components/catalog/control-plane";
-import { releaseDependencies } from "../components/control-plane/ordering";
+import { longestChain, releaseDependencies } from "../components/control-plane/ordering";
 import { HELM_DEFAULTS } from "../components/kubernetes/helm-release";
 import { checksSchema } from "../config/checks-schema";
 
 const WORKFLOW = path.resolve(__dirname, "..", ".github", "workflows", "deploy.yml");
-
-/** The most releases one run installs one after another. */
-function longestChain(deps: Map<string, string[]>): number {
-    const depth = new Map<string, number>();
-    const of = (name: string): number => {
-        if (!depth.has(name)) depth.set(name, 1 + Math.max(0, ...(deps.get(name) ?? []).map(of)));
-        return depth.get(name)!;
-    };
-    return Math.max(0, ...[...deps.keys()].map(of));
-}
 
 describe("deploy.yml", () => {
     const workflow = parse(fs.readFileSync(WORKFLOW, "utf8")) as { jobs: Record<string, any> };
@@ -36,7 +26,8 @@ describe("deploy.yml", () => {
     it("gives the job more time than the longest chain of Helm release timeouts and the health gates, within GitHub's 6 h", () => {
         // Kyverno, then Envoy Gateway (after the pull-secret policy) come before every control-plane
         // release; the NVCA operator comes after all of them; the add-ons run beside the control plane.
-        const releases = Math.max(2 + longestChain(releaseDependencies(CATALOG)), longestChain(addonDependencies(ADDONS))) + 1;
+        const releases =
+            Math.max(2 + longestChain(releaseDependencies(CATALOG)).length, longestChain(addonDependencies(ADDONS)).length) + 1;
         const gates = 2 * checksSchema.parse({}).healthGate.timeoutSeconds;
         const needed = (releases * HELM_DEFAULTS.timeout + gates) / 60;
         assert.ok(deploy["timeout-minutes"] > needed, `timeout-minutes ${deploy["timeout-minutes"]} ≤ ${needed}`);

@@ -184,6 +184,20 @@ describe("render: the other formats", () => {
         for (const r of rendered.resources.filter((x) => x.parent === cp.urn)) assert.ok(inside.includes(`${id.get(r.urn)}["`), r.name);
     });
 
+    test("mermaid names the longest chain of steps that wait for workloads: at most 7 for the dev stack", () => {
+        const line = formatMermaid(rendered)
+            .split("\n")
+            .find((l) => l.includes("the longest chain"));
+        const m = /\((\d+)\): (.*)$/.exec(line ?? "");
+        assert.ok(m, line);
+        assert.ok(Number(m[1]) <= 7, line);
+        const chain = m[2].split(" > ");
+        assert.equal(chain.length, Number(m[1]));
+        // OpenBao's migrations need the NATS Secrets; every platform service needs OpenBao; the gate waits for all.
+        assert.deepEqual(chain.slice(0, 2), ["control-plane-nats", "control-plane-openbao-server"]);
+        assert.equal(chain.at(-1), "control-plane-health-gate");
+    });
+
     test("values: one YAML document per Helm release, headed by release, namespace, chart and version", () => {
         const text = formatValues(rendered);
         const docs = parseAllDocuments(text);

@@ -15,15 +15,18 @@ const byName = (run: ProgramRun, name: string) => run.resources.find((r) => r.na
 
 describe("the smoke check in the program", () => {
     let dev: ProgramRun;
+    let noWait: ProgramRun;
     before(async () => {
-        dev = await runDev();
+        [dev, noWait] = await Promise.all([runDev(), runDev({}, { "nvcf-self-managed:cluster": { skipAwait: true } })]);
     });
 
-    test("the dev stack runs the charts' helm tests after the health gate, over every control-plane release", () => {
+    test("the dev stack runs the charts' helm tests beside the health gate, after every control-plane release", () => {
         const smoke = byName(dev, "control-plane-smoke")!;
         const gate = byName(dev, "control-plane-health-gate")!;
         assert.equal(smoke.type, SMOKE);
-        assert.ok(smoke.dependencies.includes(gate.urn), "after the gate, which is after every release");
+        assert.ok(!smoke.dependencies.includes(gate.urn), "Helm waited for each release's pods: no need to wait for the gate");
+        for (const r of dev.resources.filter((r) => r.type === "kubernetes:helm.sh/v3:Release"))
+            assert.ok(smoke.dependencies.includes(r.urn), `after ${r.name}`);
         const { __provider: _source, ...inputs } = smoke.inputs as Record<string, any>;
         // What smokePlan gives (test/smoke.test.ts), where the kubeconfig is, and the releases; never a token.
         assert.deepEqual(Object.keys(inputs).sort(), ["helmTests", "pollSeconds", "reach", "releases", "timeoutSeconds"]);
@@ -36,6 +39,11 @@ describe("the smoke check in the program", () => {
         );
         assert.ok(inputs.releases.some((r: { name: string }) => r.name === "function-autoscaler"));
         assert.ok("smoke" in dev.outputs, "the last run is a stack output");
+    });
+
+    test("without Helm's wait (cluster.skipAwait), after the health gate", () => {
+        const smoke = byName(noWait, "control-plane-smoke")!;
+        assert.ok(smoke.dependencies.includes(byName(noWait, "control-plane-health-gate")!.urn));
     });
 });
 

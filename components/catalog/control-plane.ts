@@ -79,9 +79,21 @@ const environmentPin = (key: EnvironmentVersionKey): VersionSource<ControlPlaneC
     },
 });
 
-/** An edge copied from NVIDIA's helmfile `needs:`, where its files give no reason of their own. */
-const HELMFILE = "NVIDIA's helmfile lists it in needs";
-const need = (release: string, why: string = HELMFILE): Need => ({ release, why });
+const need = (release: string, why: string): Need => ({ release, why });
+
+/*
+ * The needs are what a release cannot become ready without (Helm waits for readiness, and for
+ * hooks), read from the charts and services at the pinned commit; docs/internals.md lists the
+ * evidence. A runtime callee is no need: a pod that crash-loops because it started early costs
+ * up to 5 minutes of back-off, but one that calls a peer only when a request comes costs nothing.
+ */
+/** The injector webhook ignores failures, so a pod created before OpenBao serves its role starts without its secrets for good. */
+const openbao = need(OPENBAO.release, "its vault-agent init container logs in with its OpenBao role and renders its secrets");
+const cassandra = need("cassandra", "its keyspace and role come from cassandra's migrations hook; it is not ready without them");
+const nats = (why: string) => need("nats", why);
+/** NATS sends every client but the callout's own user through the auth callout. */
+const callout = need("nats-auth-callout-service", "its NATS connection at boot is authorized by the auth callout");
+const serviceMonitor = need("prometheus-operator-crds", "the bundle's values turn on its ServiceMonitor, an object of that chart's CRD");
 
 export const CATALOG: readonly CatalogEntry[] = [
     // 00-observability-infrastructure: the nested observability stack; the default profile (control) installs it before the dependencies.
@@ -104,7 +116,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: environmentPin("opentelemetryOperator"),
         source: NVCF,
         phase: "observability-infrastructure",
-        needs: [need("prometheus-operator-crds")],
+        // Not after prometheus-operator-crds (NVIDIA's helmfile): only monitors the operator creates itself use them, and the bundle asks for none.
+        needs: [],
         enabled: installs("otelOperator"),
         values: opentelemetryOperatorValues,
         clusterScoped: true,
@@ -116,7 +129,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: environmentPin("victoriaMetrics"),
         source: NVCF,
         phase: "observability-infrastructure",
-        needs: [],
+        // NVIDIA's helmfile lists no need; its ServiceMonitor has no guard.
+        needs: [serviceMonitor],
         enabled: (cp) => observabilityOn(cp) && metricsBackendMode(cp) === "install",
         values: victoriaMetricsValues,
         // The values name the server vmsingle; the collector and the autoscaler reach it there.
@@ -129,7 +143,14 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: OBSERVABILITY_LOCAL,
         phase: "observability-infrastructure",
-        needs: [need("opentelemetry-operator"), need("prometheus-operator-crds"), need("victoria-metrics")],
+        // Not after victoria-metrics (NVIDIA's helmfile): the collector exports to it at runtime and retries.
+        needs: [
+            need(
+                "opentelemetry-operator",
+                "its OpenTelemetryCollector is an object of the operator's CRD, admitted by the operator's webhook",
+            ),
+            need("prometheus-operator-crds", "its target allocator looks for the ServiceMonitor and PodMonitor CRDs once, at start"),
+        ],
         enabled: installs("collector"),
         values: otelCollectorValues,
         clusterScoped: true,
@@ -141,7 +162,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: OBSERVABILITY_LOCAL,
         phase: "observability-infrastructure",
-        needs: [need("prometheus-operator-crds")],
+        needs: [need("prometheus-operator-crds", "its ServiceMonitors are objects of that chart's CRD")],
         enabled: observabilityOn,
         values: defaultMonitorsValues,
     },
@@ -185,7 +206,11 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "dependencies",
-        needs: [need("nats")],
+        needs: [
+            nats(
+                "its migrations hook copies the nats chart's Secrets nats-nkeys and nats-auth-callout-nkeys into OpenBao and fails without them",
+            ),
+        ],
         enabled: (cp) => cp.openbao.enabled,
         values: openbaoValues,
         clusterScoped: true,
@@ -203,10 +228,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "dependencies",
-        needs: [
-            need("openbao-server", "its issuer authenticates to OpenBao (the helmfile's audience is openbao-server's address)"),
-            need("cert-manager", "its issuers are cert-manager objects"),
-        ],
+        // Not after openbao-server (NVIDIA's helmfile): nothing in it talks to OpenBao at install, and Helm does not wait for an issuer to be ready.
+        needs: [need("cert-manager", "its ClusterIssuer is a cert-manager object, admitted by cert-manager's webhook")],
         enabled: managedIssuer,
         values: nvcfPkiValues,
         clusterScoped: true,
@@ -233,7 +256,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [],
+        needs: [openbao, cassandra],
         enabled: always,
         values: apiKeysValues,
         health: { endpoints: [{ service: "api-keys", port: 8080, path: "/health" }] },
@@ -245,7 +268,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [],
+        needs: [openbao, cassandra, nats("it creates its JetStream streams at boot and fails after about 5 minutes without NATS"), callout],
         enabled: always,
         values: sisValues,
         service: { name: "api", port: 8080 },
@@ -258,7 +281,13 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [need("ess-api", "not to start: the api chart's account-bootstrap script needs it (NVIDIA's helmfile)")],
+        needs: [
+            openbao,
+            cassandra,
+            nats("its NATS connection at boot is fatal when it fails"),
+            callout,
+            need("ess-api", "its account-bootstrap hook creates the default account, whose registry credentials the API stores in ess-api"),
+        ],
         enabled: always,
         values: apiValues,
         service: { name: "api", port: 8080 },
@@ -271,7 +300,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [],
+        needs: [openbao, cassandra],
         enabled: always,
         values: nvctApiValues,
         service: { name: "nvct-api", port: 8080 },
@@ -284,7 +313,13 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [need("api")],
+        needs: [
+            openbao,
+            nats("its NATS connection at boot is fatal when it fails"),
+            callout,
+            need("api", "it connects to the API's gRPC port at boot and exits without it"),
+            need("ratelimiter", "it connects to the rate limiter at boot, as to the API"),
+        ],
         enabled: always,
         values: invocationValues,
         health: { endpoints: [{ service: "invocation", port: 8080, path: "/health" }] },
@@ -296,7 +331,12 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [need("api")],
+        needs: [
+            openbao,
+            nats("its NATS connection at boot is fatal when it fails"),
+            callout,
+            need("api", "its /health, its readiness and liveness probe, requires the API's gRPC health to be SERVING"),
+        ],
         enabled: always,
         values: grpcProxyValues,
         health: { endpoints: [{ service: "grpc", port: 10081, path: "/health" }] },
@@ -308,7 +348,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [need("api")],
+        // Not after api (NVIDIA's helmfile): its connection to the API is lazy and its health checks only its own cache.
+        needs: [openbao],
         enabled: (cp) => cp.rateLimiter.enabled,
         values: rateLimiterValues,
         service: { name: "ratelimiter", port: 7777 },
@@ -321,7 +362,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [],
+        needs: [openbao, cassandra],
         enabled: always,
         values: essValues,
         health: { endpoints: [{ service: "ess-api", port: 8080, path: "/health" }] },
@@ -333,12 +374,12 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [],
+        needs: [openbao],
         enabled: always,
         values: notaryValues,
         health: { endpoints: [{ service: "notary", port: 8080, path: "/health" }] },
     },
-    // The bundle deliberately gives it no needs ("Finding #22"), so a flaky sibling never skips it.
+    // The bundle dropped its need on api-keys ("Finding #22"): the issuer calls api-keys only when a token is asked for.
     {
         name: "admin-issuer-proxy",
         namespace: fixed("api-keys"),
@@ -346,9 +387,11 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [],
+        needs: [openbao],
         enabled: (cp) => cp.adminIssuerProxy.enabled,
         values: adminIssuerProxyValues,
+        // Its own HTTPRoute for api-keys.<domain>/v1/admin/keys, in the Gateway's namespace.
+        attachesToGateways: true,
         health: { endpoints: [{ service: "admin-token-issuer-proxy", port: 8080, path: "/healthz" }] },
     },
     {
@@ -370,7 +413,13 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [],
+        needs: [
+            nats("it connects to NATS once at start and exits when that fails"),
+            need(
+                OPENBAO.release,
+                "its NKey seed and signature are rendered from OpenBao, where the migrations copy the nats chart's Secret",
+            ),
+        ],
         enabled: always,
         values: natsAuthCalloutValues,
         health: { endpoints: [{ service: "nvcf-nats-auth-callout-service", port: 8080, path: "/health" }] },
@@ -382,7 +431,13 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [need("api")],
+        needs: [
+            openbao,
+            need("api", "it connects to the API's gRPC port at start and fails without it"),
+            serviceMonitor,
+            need("cert-manager", "with addons.llm.pki its serving Certificate is a cert-manager object"),
+            need("nvcf-pki", "with the managed issuer its Certificate names the nvcf-openbao-pki ClusterIssuer"),
+        ],
         enabled: (cp) => cp.addons.llm.enabled,
         values: llmRequestRouterValues,
         health: {
@@ -399,7 +454,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [need("llm-request-router")],
+        // Not after llm-request-router (NVIDIA's helmfile): its client connects on first request, and its /readyz does not call the router.
+        needs: [openbao, serviceMonitor],
         enabled: (cp) => cp.addons.llm.enabled,
         values: llmApiGatewayValues,
         health: {
@@ -416,7 +472,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [need("invocation-service")],
+        needs: [need("invocation-service", "its /health, its readiness probe, calls invocation-service's /health")],
         enabled: (cp) => cp.addons.vanityGateway.enabled,
         values: vanityGatewayValues,
         health: { endpoints: [{ service: "vanity-gateway", port: 8080, path: "/health" }] },
@@ -428,7 +484,7 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [],
+        needs: [need(OPENBAO.release, "its pre-install hook writes its OpenBao role and paths, and its pods read them")],
         enabled: (cp) => cp.addons.nvcfUi.enabled,
         values: nvcfUiValues,
     },
@@ -439,9 +495,12 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [need("notary-service"), need("api-keys"), need("nvcf-ui")],
+        // Not after notary-service, api-keys or nvcf-ui (NVIDIA's helmfile): a route to a Service not ready yet is accepted and resolves when it is; it needs their namespaces (its ReferenceGrants go there), and the Gateways.
+        needs: [],
         enabled: (cp) => cp.ingress.gatewayApi.enabled,
         values: gatewayRoutesValues,
+        attachesToGateways: true,
+        writesToOtherNamespaces: true,
         // The UI watches the Envoy Gateway controller that the routes attach to (a prerequisite).
         health: {
             component: "envoy-gateway",
@@ -458,7 +517,8 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "observability",
-        needs: [],
+        // Its chart is not published in NVIDIA/nvcf; NVIDIA's migrations create its OpenBao role, so it is taken to read it.
+        needs: [openbao],
         enabled: (cp) => cp.stateMetrics.enabled,
         values: stateMetricsValues,
     },
@@ -469,13 +529,25 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "observability",
-        needs: [need("state-metrics")],
+        // Not after state-metrics (NVIDIA's helmfile): it reads state-metrics' series from the metrics backend at runtime.
+        needs: [openbao, cassandra, need("victoria-metrics", "its readiness stays 503 until the metrics backend answers")],
         enabled: functionAutoscalerEnabled,
         values: functionAutoscalerValues,
     },
 ];
 
 export const RELEASE_NAMES: readonly string[] = CATALOG.map((e) => e.name);
+
+/**
+ * What a GPU cluster's registration waits for, of the control plane (each when enabled): not the
+ * whole control plane, so the compute planes start as soon as their path is ready.
+ */
+export const REGISTRATION_NEEDS: readonly Need[] = [
+    need("sis", "ICMS serves the cluster registration; it needs Cassandra, NATS, the auth callout and OpenBao to be ready"),
+    need("admin-issuer-proxy", "it mints the admin token the registration presents, when nvcfAdminToken is not set"),
+    need("api-keys", "the admin token issuer names it as its service metadata URL"),
+    need("ingress", "its routes carry sis.<domain>, where the registration reaches ICMS unless icmsURL says otherwise"),
+];
 
 /** A release's catalog entry; throws on a name the catalog does not have (a programming error). */
 export function catalogEntry(name: string): CatalogEntry {

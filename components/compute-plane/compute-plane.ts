@@ -35,8 +35,10 @@ export interface ComputePlaneArgs {
     readonly image: { readonly registry: string; readonly repository: string };
     /** The control plane's `global.domain`: the default ICMS, API Keys and worker endpoints. */
     readonly domain: string;
-    /** The control plane the cluster registers with; registration and operator come after it. */
-    readonly controlPlane: pulumi.Resource;
+    /** What of the control plane the registration waits for (not the whole control plane): ICMS's path and the token's issuer. */
+    readonly registrationNeeds: readonly pulumi.Resource[];
+    /** The control plane's Kyverno release, when this plane shares its cluster and the stack installs Kyverno there. */
+    readonly sharedKyverno?: pulumi.Resource;
     /** Preflight before the first release here and the health gate after the operator; unset: neither. */
     readonly checks?: ChecksConfig;
 }
@@ -99,7 +101,7 @@ export class ComputePlane extends pulumi.ComponentResource {
                 registry,
                 // Kyverno once per cluster: a plane on the control plane's cluster uses the control plane's.
                 kyverno: plane.cluster.sameAsControlPlane ? undefined : registry.kyverno,
-                kyvernoElsewhere: plane.cluster.sameAsControlPlane && registry.kyverno ? [args.controlPlane] : [],
+                kyvernoElsewhere: plane.cluster.sameAsControlPlane && args.sharedKyverno ? [args.sharedKyverno] : [],
                 policyName: `${PULL_SECRET_POLICY}-${plane.clusterName}`,
                 preflight:
                     args.checks && preflightSpec
@@ -143,7 +145,7 @@ export class ComputePlane extends pulumi.ComponentResource {
                 timeoutSeconds: reg.timeoutSeconds,
                 retries: reg.retries,
             },
-            { parent: this, dependsOn: [args.controlPlane] },
+            { parent: this, dependsOn: [...args.registrationNeeds] },
         );
 
         // The add-ons, as the bundle's 01-dependencies file installs them: each after its namespace,
@@ -223,8 +225,8 @@ export class ComputePlane extends pulumi.ComponentResource {
                 parent: this,
                 provider: this.provider,
                 // Uninstall before deregistering: the uninstall deletes the NVCFBackend, and ICMS refuses (409) while instances are active.
+                // Nothing of the control plane's beyond the registration: its readiness probe answers without it.
                 dependsOn: [
-                    args.controlPlane,
                     this.registration,
                     smb,
                     tuner,

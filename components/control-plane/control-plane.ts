@@ -4,7 +4,7 @@ import type { ControlPlaneConfig, ReleaseOverride } from "../../config/schema";
 import type { Settings } from "../../config/settings";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { PullSecrets } from "../kubernetes/pull-secrets";
-import { catalogEntry, OPENBAO } from "../catalog/control-plane";
+import { catalogEntry, OPENBAO, REGISTRATION_NEEDS } from "../catalog/control-plane";
 import type { RegistryAccess } from "../resolve/registry";
 import { controlPlaneCredentials, type CredentialSecrets } from "./credentials";
 import { declareRelease } from "../release/declare";
@@ -136,8 +136,12 @@ export class ControlPlane extends pulumi.ComponentResource {
     readonly preflight?: Preflight;
     /** The control plane's health gate, after every release, when checks are on. */
     readonly healthGate?: HealthGate;
-    /** The smoke check after the health gate (`checks.smoke`): the charts' helm tests and the platform check. */
+    /** The smoke check after the releases (`checks.smoke`): the charts' helm tests and the platform check. */
     readonly smokeCheck?: SmokeCheck;
+    /** Kyverno's release, when the stack installs it on the control plane's cluster (a compute plane there uses it too). */
+    readonly kyverno?: k8s.helm.v3.Release;
+    /** What a GPU cluster's registration waits for: ICMS and what it needs, the admin token's issuer, the routes. */
+    readonly registrationNeeds: readonly pulumi.Resource[];
     /** The stack outputs the control plane reports: domain, route hostnames, namespaces, releases, the last smoke run. */
     readonly outputs: {
         readonly domain: string;
@@ -201,11 +205,9 @@ export class ControlPlane extends pulumi.ComponentResource {
                   { parent: this },
               )
             : undefined;
-        // Every release after the policy (its pods get the secret) and the Gateways (its routes attach); destroy reverses it.
-        const prerequisites: pulumi.Resource[] = [
-            ...(this.pullSecretPolicy ? [this.pullSecretPolicy] : []),
-            ...(this.gateway?.gateways ?? []),
-        ];
+        // Every release after the policy (its pods get the secret), those with routes after the Gateways; destroy reverses it.
+        const policy: pulumi.Resource[] = this.pullSecretPolicy ? [this.pullSecretPolicy] : [];
+        const gateways: pulumi.Resource[] = this.gateway?.gateways ?? [];
 
         const credentials = controlPlaneCredentials(name, args.secrets, args.accountRegistries.username, this);
         const ctx = valuesContext(cp, {
@@ -233,10 +235,11 @@ export class ControlPlane extends pulumi.ComponentResource {
         for (const { entry, namespace, dependencies, version, values } of plan) {
             const ns = this.namespaces.byName[namespace];
             const dependsOn: pulumi.Resource[] = [
-                ...(ns ? [ns] : []),
+                ...(entry.writesToOtherNamespaces ? Object.values(this.namespaces.byName) : ns ? [ns] : []),
                 ...(this.pullSecrets?.byNamespace[namespace] ? [this.pullSecrets.byNamespace[namespace]] : []),
                 ...dependencies.map((dep) => releases[dep]),
-                ...prerequisites,
+                ...policy,
+                ...(entry.attachesToGateways ? gateways : []),
                 ...afterPreflight,
                 ...(entry.name === OPENBAO.release && this.jwtBaseline ? [this.jwtBaseline] : []),
             ];
@@ -362,7 +365,7 @@ export class ControlPlane extends pulumi.ComponentResource {
 
         const smoke = args.checks ? smokePlan(cp.global.domain, args.checks.smoke) : undefined;
         if (smoke) {
-            const gated = [...Object.values(releases), ...Object.values(driftCorrections)];
+            const deployed = [...Object.values(releases), ...Object.values(driftCorrections)];
             this.smokeCheck = new SmokeCheck(
                 `${name}-smoke`,
                 {
@@ -376,10 +379,18 @@ export class ControlPlane extends pulumi.ComponentResource {
                     ),
                     ...smoke,
                 },
-                // After the gate: a test Pod that starts before its Service has endpoints fails for nothing.
-                { parent: this, dependsOn: this.healthGate ? [this.healthGate] : gated },
+                // Beside the gate when Helm waits (each release's pods are ready, so its Services have endpoints);
+                // without that wait, after the gate: a test Pod that starts before its Service has endpoints fails for nothing.
+                { parent: this, dependsOn: args.cluster.skipAwait && this.healthGate ? [this.healthGate] : deployed },
             );
         }
+
+        this.kyverno = foundation.kyverno;
+        this.registrationNeeds = [
+            ...REGISTRATION_NEEDS.filter((n) => releases[n.release]).map((n) => releases[n.release]),
+            // ICMS checks the admin token against OpenBao's keys: not while the rollout restarts its members.
+            ...(this.openbaoRollout ? [this.openbaoRollout] : []),
+        ];
 
         this.outputs = {
             domain: cp.global.domain,

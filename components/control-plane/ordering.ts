@@ -1,26 +1,31 @@
 import { needNames } from "../release/entry";
-import { PHASES, type CatalogEntry } from "../catalog/control-plane";
+import type { CatalogEntry } from "../catalog/control-plane";
 
 /**
- * The releases each release waits for: its `needs`, and every release of the
- * nearest earlier helmfile.d file, since Helmfile runs the files one after another.
- * Only enabled releases count; a need on a release that is off is dropped, as in Helmfile.
+ * The releases each release waits for: its `needs`, nothing else (not NVIDIA's file order: the
+ * install takes as long as the longest chain of releases that wait on each other). Only enabled
+ * releases count; a need on a release that is off is dropped, as in Helmfile.
  */
 export function releaseDependencies(enabled: readonly CatalogEntry[]): Map<string, string[]> {
     const names = new Set(enabled.map((e) => e.name));
-    const byPhase = PHASES.map((phase) => enabled.filter((e) => e.phase === phase).map((e) => e.name));
-    const result = new Map<string, string[]>();
-    for (const entry of enabled) {
-        const index = PHASES.indexOf(entry.phase);
-        const earlier =
-            byPhase
-                .slice(0, index)
-                .reverse()
-                .find((names) => names.length > 0) ?? [];
-        const needs = needNames(entry).filter((n) => names.has(n));
-        result.set(entry.name, [...new Set([...needs, ...earlier])]);
-    }
-    return result;
+    return new Map(enabled.map((entry) => [entry.name, [...new Set(needNames(entry).filter((n) => names.has(n)))]]));
+}
+
+/**
+ * The longest chain of names that wait on each other, first to last, in a dependency map (each
+ * name to the names it waits for). With `weight`, the chain whose weights add up to the most.
+ */
+export function longestChain(deps: ReadonlyMap<string, readonly string[]>, weight: (name: string) => number = () => 1): string[] {
+    const memo = new Map<string, { total: number; chain: string[] }>();
+    const of = (name: string): { total: number; chain: string[] } => {
+        const known = memo.get(name);
+        if (known) return known;
+        const before = (deps.get(name) ?? []).map(of).reduce((a, b) => (b.total > a.total ? b : a), { total: 0, chain: [] as string[] });
+        const result = { total: before.total + weight(name), chain: [...before.chain, name] };
+        memo.set(name, result);
+        return result;
+    };
+    return [...deps.keys()].map(of).reduce((a, b) => (b.total > a.total ? b : a), { total: 0, chain: [] as string[] }).chain;
 }
 
 /**

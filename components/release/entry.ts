@@ -78,6 +78,10 @@ export interface ReleaseEntry<P, C> {
     readonly clusterScoped?: boolean;
     /** Its workloads keep data on persistent volumes that an uninstall would throw away (tables, Raft storage, unseal keys). */
     readonly holdsData?: boolean;
+    /** Its routes attach to the stack's Gateways: it waits for them when the stack installs them, and destroy removes it first. */
+    readonly attachesToGateways?: boolean;
+    /** It writes objects into the other releases' namespaces (ReferenceGrants): it waits for every namespace the stack owns. */
+    readonly writesToOtherNamespaces?: boolean;
 }
 
 /** The names of an entry's needs. */

@@ -1,9 +1,8 @@
-import type * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
 import type { Settings } from "../../config/settings";
 import type { AwsProviders } from "../aws/providers";
 import type { ComputePlaneArgs } from "../compute-plane/compute-plane";
-import type { ControlPlaneArgs } from "../control-plane/control-plane";
+import type { ControlPlane, ControlPlaneArgs } from "../control-plane/control-plane";
 import type { BundleRelease } from "../bundle/bundle-releases";
 import { computePlaneVersions, controlPlaneChartVersions } from "../bundle/versions";
 import type { StackClusters } from "../resolve/clusters";
@@ -55,7 +54,7 @@ export function computePlaneArgs(
     plane: ComputePlaneConfig,
     clusters: StackClusters,
     aws: AwsProviders,
-    controlPlane: pulumi.Resource,
+    controlPlane: Pick<ControlPlane, "registrationNeeds" | "kyverno">,
 ): ComputePlaneArgs {
     const cp = settings.controlPlane;
     const image = {
@@ -75,7 +74,8 @@ export function computePlaneArgs(
         }),
         image,
         domain: cp.global.domain,
-        controlPlane,
+        registrationNeeds: controlPlane.registrationNeeds,
+        ...(controlPlane.kyverno ? { sharedKyverno: controlPlane.kyverno } : {}),
         checks: settings.checks,
     };
 }

@@ -1,4 +1,5 @@
 import { RenderedResource, RenderedStack, releaseInfo } from "../lib/rendered";
+import { longestWaitingChain } from "../lib/waiting-chain";
 
 /**
  * A Mermaid flowchart: a resource with children is a box holding them (the component tree),
@@ -16,6 +17,8 @@ export function formatMermaid(rendered: RenderedStack): string {
         "flowchart LR",
         `  %% ${rendered.project} / ${rendered.stack}: boxes are components; an arrow from A to B means B depends on A`,
     ];
+    const chain = longestWaitingChain(rendered);
+    lines.push(`  %% the longest chain of steps that wait for workloads (${chain.length}): ${chain.join(" > ") || "none"}`);
     const draw = (r: RenderedResource, indent: string) => {
         const id = ids.get(r.urn)!;
         const kids = children.get(r.urn) ?? [];
