@@ -82,10 +82,10 @@ const environmentPin = (key: EnvironmentVersionKey): VersionSource<ControlPlaneC
 const need = (release: string, why: string): Need => ({ release, why });
 
 /*
- * The needs are what a release cannot become ready without (Helm waits for readiness, and for
- * hooks), read from the charts and services at the pinned commit; docs/internals.md lists the
- * evidence. A runtime callee is no need: a pod that crash-loops because it started early costs
- * up to 5 minutes of back-off, but one that calls a peer only when a request comes costs nothing.
+ * A release's needs are what it cannot become ready without, or its hooks cannot succeed without
+ * (Helm waits for both), read from the charts and services at the pinned commit; docs/internals.md
+ * lists the evidence. A peer called only when a request comes is no need (the call is retried),
+ * while a pod that dies at start for a missing need crash-loops with up to 5 minutes of back-off.
  */
 /** The injector webhook ignores failures, so a pod created before OpenBao serves its role starts without its secrets for good. */
 const openbao = need(OPENBAO.release, "its vault-agent init container logs in with its OpenBao role and renders its secrets");
@@ -96,7 +96,7 @@ const callout = need("nats-auth-callout-service", "its NATS connection at boot i
 const serviceMonitor = need("prometheus-operator-crds", "the bundle's values turn on its ServiceMonitor, an object of that chart's CRD");
 
 export const CATALOG: readonly CatalogEntry[] = [
-    // 00-observability-infrastructure: the nested observability stack; the default profile (control) installs it before the dependencies.
+    // 00-observability-infrastructure: the nested observability stack (the default profile, control, installs it), beside the platform.
     {
         name: "prometheus-operator-crds",
         namespace: (cp) => cp.prometheusOperatorCrds.namespace ?? monitoring(cp),
@@ -281,13 +281,10 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        needs: [
-            openbao,
-            cassandra,
-            nats("its NATS connection at boot is fatal when it fails"),
-            callout,
-            need("ess-api", "its account-bootstrap hook creates the default account, whose registry credentials the API stores in ess-api"),
-        ],
+        // Not after ess-api (NVIDIA's helmfile): only its account-bootstrap hook reaches ess-api, through the API, when the
+        // account has registry credentials, on the first install; ess-api starts beside it after the same OpenBao and
+        // Cassandra, is ready first (75 s against 105 s), and the hook runs after the API is ready and retries for 10 minutes.
+        needs: [openbao, cassandra, nats("its NATS connection at boot is fatal when it fails"), callout],
         enabled: always,
         values: apiValues,
         service: { name: "api", port: 8080 },

@@ -63,7 +63,7 @@ export interface ReleaseEntry<P, C> {
     readonly chart: string;
     readonly source: ChartSource<P>;
     readonly version: VersionSource<P>;
-    /** The bundle's helmfile.d file it is in, where the bundle has it in one (Helmfile runs the files one after another). */
+    /** The bundle's helmfile.d file it is in, where the bundle has it in one: the staged upgrade's stages follow them, the install order does not. */
     readonly phase?: string;
     /** The releases it waits for; a need on a release that is off is dropped. */
     readonly needs: readonly Need[];

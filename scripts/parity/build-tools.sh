@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Builds the two tools the parity test (`npm run test:parity`) runs NVIDIA's bundle with, from the
-# Go module proxy: helm v3.22.0 and helmfile v1.8.0. Nothing goes into the repository; everything
-# lives under ${NVCF_PARITY_CACHE:-~/.cache/nvcf-parity}:
+# Go module proxy: helm v3.22.0 and helmfile v1.8.0; and a third, the CNCF distribution registry
+# v3.1.2 (a local OCI registry: the install benchmark serves the fixture charts from it). Nothing
+# goes into the repository; everything lives under ${NVCF_PARITY_CACHE:-~/.cache/nvcf-parity}:
 #   go/{mod,cache}        GOMODCACHE / GOCACHE (kept: a warm rebuild is mostly linking)
 #   w/<tool>-<version>/   throw-away wrapper Go modules
-#   bin/                  helm, helmfile
+#   bin/                  helm, helmfile, registry
 #   logs/                 one log per build
-#   env.sh                NVCF_PARITY_HELM, NVCF_PARITY_HELMFILE, and NVCF_BUNDLE when set (the test reads it)
+#   env.sh                NVCF_PARITY_HELM, NVCF_PARITY_HELMFILE, NVCF_PARITY_REGISTRY, and NVCF_BUNDLE
+#                         when set (the test reads it)
 # Idempotent: a binary that exists is skipped. Cold, about 30 min on 2 busy cores (helm 6 min,
-# helmfile 25 min): run it in the background, e.g.
+# helmfile 25 min, registry 3 min): run it in the background, e.g.
 #   NVCF_BUNDLE=/path/to/nvcf.git nohup scripts/parity/build-tools.sh > ~/.cache/nvcf-parity/build.log 2>&1 &
 # NVCF_BUNDLE (a checkout or a git directory of NVIDIA/nvcf) is recorded in env.sh for the test.
 #
@@ -19,6 +21,7 @@ set -euo pipefail
 
 HELM_VERSION=${HELM_VERSION:-3.22.0}
 HELMFILE_VERSION=${HELMFILE_VERSION:-1.8.0}
+REGISTRY_VERSION=${REGISTRY_VERSION:-3.1.2}
 ROOT=${NVCF_PARITY_CACHE:-$HOME/.cache/nvcf-parity}
 BIN=$ROOT/bin
 LOGS=$ROOT/logs
@@ -57,8 +60,16 @@ build_helmfile() {
   mv "$BIN/helmfile.tmp" "$BIN/helmfile"
 }
 
+build_registry() {
+  # distribution's go.mod has no replace directives either; version stamped as its Makefile does.
+  GOBIN=$WRAP/registry-bin go install -p "$BUILD_P" -trimpath \
+    -ldflags "-s -w -X github.com/distribution/distribution/v3/version.version=v$REGISTRY_VERSION" \
+    "github.com/distribution/distribution/v3/cmd/registry@v$REGISTRY_VERSION"
+  mv "$WRAP/registry-bin/registry" "$BIN/registry"
+}
+
 FAILED=()
-for tool in helm helmfile; do
+for tool in helm helmfile registry; do
   if [ -x "$BIN/$tool" ]; then log "$tool: present, skipped"; continue; fi
   log "$tool: building (log: $LOGS/$tool.log)"
   if (set -euo pipefail; "build_$tool") >"$LOGS/$tool.log" 2>&1; then
@@ -72,8 +83,10 @@ done
 {
   echo "export NVCF_PARITY_HELM='$BIN/helm'"
   echo "export NVCF_PARITY_HELMFILE='$BIN/helmfile'"
+  echo "export NVCF_PARITY_REGISTRY='$BIN/registry'"
   if [ -n "${NVCF_BUNDLE:-}" ]; then echo "export NVCF_BUNDLE='$(readlink -f "$NVCF_BUNDLE")'"; fi
 } >"$ROOT/env.sh"
 [ ${#FAILED[@]} -eq 0 ] || { log "failed: ${FAILED[*]}"; exit 1; }
 "$BIN/helm" version --short && "$BIN/helmfile" version -o short 2>/dev/null || true
+"$BIN/registry" --version || true
 log "done: $ROOT/env.sh"

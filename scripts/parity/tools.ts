@@ -22,6 +22,8 @@ export interface ParityTools {
     readonly checkout: string;
     /** The git directory it came from, when NVCF_BUNDLE is one (the charts' release tags are read there). */
     readonly git?: string;
+    /** The distribution registry, when built (only the install benchmark needs it). */
+    readonly registry?: string;
 }
 
 const CACHE = process.env.NVCF_PARITY_CACHE ?? path.join(os.homedir(), ".cache", "nvcf-parity");
@@ -52,7 +54,9 @@ export function findParityTools(): { tools?: ParityTools; missing: string } {
     if (missing.length > 0) return { missing: `missing ${missing.join(", ")} (looked in the environment and ${envFile})` };
     const checkout = checkoutDir(bundle!, get("NVCF_BUNDLE_REF") ?? PINNED_BUNDLE.commit);
     const git = checkout === bundle ? undefined : bundle;
-    return { tools: { helm: helm!, helmfile: helmfile!, checkout, ...(git ? { git } : {}) }, missing: "" };
+    const registry = get("NVCF_PARITY_REGISTRY");
+    const withRegistry = registry && fs.existsSync(registry) ? { registry } : {};
+    return { tools: { helm: helm!, helmfile: helmfile!, checkout, ...(git ? { git } : {}), ...withRegistry }, missing: "" };
 }
 
 /** A working tree as it is; a git directory's `deploy/` at `ref`, extracted once per ref under the cache. */

@@ -1055,10 +1055,14 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         };
         for (const addon of ADDON_RELEASES) removedBefore("nvca-operator", addon);
         for (const [name, needs] of addonDependencies(ADDONS)) for (const need of needs) removedBefore(name, need);
-        // The Gateway prerequisites last: after every NVCF release, the Gateway, its class, the controller, then the CRDs.
-        const gateway = "Gateway nvcf-gateway";
+        // Each control-plane release before what it needs.
         assert.ok(cpReleases.length > 20, `control-plane releases: ${cpReleases.length}`);
-        for (const r of cpReleases) removedBefore(r, gateway);
+        const installed = CATALOG.filter((e) => cpReleases.includes(`release ${e.name}`));
+        for (const [name, needs] of releaseDependencies(installed))
+            for (const need of needs) removedBefore(`release ${name}`, `release ${need}`);
+        // The Gateway prerequisites last: after the releases whose routes attach, the Gateway, its class, the controller, then the CRDs.
+        const gateway = "Gateway nvcf-gateway";
+        for (const e of installed.filter((e) => e.attachesToGateways)) removedBefore(`release ${e.name}`, gateway);
         removedBefore(gateway, "GatewayClass eg");
         removedBefore("GatewayClass eg", "release eg");
         for (const crd of ["gatewayclasses", "gateways", "httproutes"])

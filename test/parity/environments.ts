@@ -12,6 +12,9 @@ import { deepMerge, type Plain } from "../../config/deep-merge";
 import { PROJECT } from "../../scripts/lib/dev-stack";
 import { runProgram } from "../support/program-runs";
 import { RELEASE_TYPE } from "../support/harness";
+import { CASSANDRA_PASSWORD, NGC_KEY, PULL_SECRET } from "./bundle-secrets";
+
+export { bundleSecrets } from "./bundle-secrets";
 
 const DIR = path.join(__dirname, "environments");
 
@@ -54,12 +57,6 @@ function nested(flat: Readonly<Record<string, string>>): Plain {
     return out;
 }
 
-/** The stack's secrets: the NGC key, and a fixed Cassandra password instead of a generated one. */
-const NGC_KEY = "parity-ngc-key";
-const CASSANDRA_PASSWORD = "parity-cassandra-password";
-const PULL_SECRET = "nvcr-pull-secret";
-const credential = Buffer.from(`$oauthtoken:${NGC_KEY}`).toString("base64");
-
 /** The environment the program is given. */
 export function programEnvironment(name: string): Plain {
     return deepMerge(deepMerge(REPOSITORIES, nested(GATEWAY_STATE_VALUES)), environment(name));
@@ -76,36 +73,6 @@ export function bundleEnvironment(name: string): Plain {
     const secrets = (global.imagePullSecrets ?? []) as { name: string }[];
     const withOurs = secrets.some((s) => s.name === PULL_SECRET) ? secrets : [...secrets, { name: PULL_SECRET }];
     return deepMerge(env, { global: { imagePullSecrets: withOurs } });
-}
-
-/** The secrets file of the bundle, holding what the program derives from its secrets (NVIDIA's template's keys). */
-export function bundleSecrets(): Plain {
-    const entry = (registryHostname: string, artifactType: string, description: string) => ({
-        registryHostname,
-        secret: { name: "nvcr-containers", value: credential },
-        artifactTypes: [artifactType],
-        tags: [],
-        description,
-    });
-    return {
-        openbao: {
-            migrations: {
-                env: [
-                    { name: "DEFAULT_CASSANDRA_PASSWORD", value: CASSANDRA_PASSWORD },
-                    { name: "NVCF_API_SIDECARS_IMAGE_PULL_SECRET", value: credential },
-                    { name: "ADMIN_CLIENT_ID", value: "ncp" },
-                ],
-            },
-        },
-        api: {
-            accountBootstrap: {
-                registryCredentials: [
-                    entry("nvcr.io", "CONTAINER", "Container registry"),
-                    entry("helm.ngc.nvidia.com", "HELM", "Helm chart registry"),
-                ],
-            },
-        },
-    };
 }
 
 export interface ProgramRelease {
