@@ -24,8 +24,8 @@ describe("deploy.yml", () => {
     });
 
     it("gives the job more time than the longest chain of Helm release timeouts and the health gates, within GitHub's 6 h", () => {
-        // Kyverno, then Envoy Gateway (after the pull-secret policy) come before every control-plane
-        // release; the NVCA operator comes after all of them; the add-ons run beside the control plane.
+        // A bound from above: Kyverno and Envoy Gateway counted before the longest control-plane chain,
+        // and the NVCA operator after it (it waits for less: the registration's path and the add-ons).
         const releases =
             Math.max(2 + longestChain(releaseDependencies(CATALOG)).length, longestChain(addonDependencies(ADDONS)).length) + 1;
         const gates = 2 * checksSchema.parse({}).healthGate.timeoutSeconds;

@@ -10,6 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { TSX_NODE_ARGS } from "../lib/repo";
 import { wantsHelp } from "../lib/cli";
+import { longestChain } from "../../components/control-plane/ordering";
 
 if (wantsHelp(process.argv.slice(2))) {
     process.stdout.write(
@@ -39,22 +40,10 @@ const { timings, installMs, deps } = JSON.parse(fs.readFileSync(out, "utf8")) as
     deps: Record<string, string[]>;
 };
 // Longest path through the dependency graph, weighted by install time.
-const memo = new Map<string, { ms: number; chain: string[] }>();
-const longest = (name: string): { ms: number; chain: string[] } => {
-    const hit = memo.get(name);
-    if (hit) return hit;
-    let best = { ms: 0, chain: [] as string[] };
-    for (const d of deps[name] ?? []) {
-        const r = longest(d);
-        if (r.ms > best.ms) best = r;
-    }
-    const result = { ms: best.ms + (installMs[name] ?? 0), chain: [...best.chain, name] };
-    memo.set(name, result);
-    return result;
-};
-const critical = Object.keys(installMs)
-    .map(longest)
-    .reduce((a, b) => (b.ms > a.ms ? b : a), { ms: 0, chain: [] as string[] });
+const weight = (name: string) => installMs[name] ?? 0;
+const names = new Set([...Object.keys(installMs), ...Object.keys(deps)]);
+const chain = longestChain(new Map([...names].map((name) => [name, deps[name] ?? []])), weight);
+const critical = { ms: chain.reduce((sum, name) => sum + weight(name), 0), chain };
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const up = timings["up"];
 console.log(`pulumi up, full stack (wall):          ${s(up)}`);

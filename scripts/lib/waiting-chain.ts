@@ -1,3 +1,4 @@
+import { longestChain } from "../../components/control-plane/ordering";
 import { HELM_RELEASE, type RenderedResource, type RenderedStack } from "./rendered";
 
 /**
@@ -32,23 +33,15 @@ export function longestWaitingChain(rendered: RenderedStack, weight: (r: Rendere
     const byUrn = new Map(rendered.resources.map((r) => [r.urn, r]));
     const children = new Map<string, RenderedResource[]>();
     for (const r of rendered.resources) if (r.parent) children.set(r.parent, [...(children.get(r.parent) ?? []), r]);
-    const expand = (urn: string): RenderedResource[] => {
-        const r = byUrn.get(urn);
-        if (!r) return [];
+    const expand = (urn: string): string[] => {
         const kids = children.get(urn) ?? [];
-        return kids.length === 0 ? [r] : kids.flatMap((k) => expand(k.urn));
+        return kids.length === 0 ? (byUrn.has(urn) ? [urn] : []) : kids.flatMap((k) => expand(k.urn));
     };
-    const memo = new Map<string, { total: number; chain: string[] }>();
-    const none = { total: 0, chain: [] as string[] };
-    const longer = (a: { total: number; chain: string[] }, b: { total: number; chain: string[] }) => (b.total > a.total ? b : a);
-    const of = (r: RenderedResource): { total: number; chain: string[] } => {
-        const known = memo.get(r.urn);
-        if (known) return known;
-        memo.set(r.urn, none); // a cycle (never in a valid program) ends here instead of looping
-        const before = r.dependsOn.flatMap(expand).map(of).reduce(longer, none);
-        const result = waitsForWorkloads(r) ? { total: before.total + weight(r), chain: [...before.chain, r.name] } : before;
-        memo.set(r.urn, result);
-        return result;
-    };
-    return rendered.resources.map(of).reduce(longer, none).chain;
+    const deps = new Map(rendered.resources.map((r) => [r.urn, r.dependsOn.flatMap(expand)]));
+    // The steps that wait nothing weigh nothing: the chain passes through them, then leaves them out.
+    const weighs = (urn: string) => (waitsForWorkloads(byUrn.get(urn)!) ? weight(byUrn.get(urn)!) : 0);
+    return longestChain(deps, weighs)
+        .map((urn) => byUrn.get(urn)!)
+        .filter(waitsForWorkloads)
+        .map((r) => r.name);
 }

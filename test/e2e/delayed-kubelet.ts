@@ -1,6 +1,7 @@
 import * as k8s from "@kubernetes/client-node";
 import { Kube } from "./cluster";
 import { finishedPodStatus, stamp } from "./job-kubelet";
+import { runningPodStatus } from "./pod-kubelet";
 
 /** The label the install benchmark's fixture workloads carry: the Helm release they belong to. */
 export const BENCH_RELEASE_LABEL = "bench.nvcf/release";
@@ -79,17 +80,7 @@ export class DelayedKubelet {
 
     private async finish(namespace: string, name: string, job: boolean, container: { name: string; image: string }): Promise<void> {
         const at = stamp();
-        const status = job
-            ? finishedPodStatus(container, 0, at, at)
-            : {
-                  phase: "Running",
-                  startTime: at,
-                  conditions: ["Initialized", "ContainersReady", "Ready", "PodScheduled"].map((type) => ({
-                      type,
-                      status: "True",
-                      lastTransitionTime: at,
-                  })),
-              };
+        const status = job ? finishedPodStatus(container, 0, at, at) : runningPodStatus(true, at, at);
         const res = await this.kube.request(
             "PATCH",
             `/api/v1/namespaces/${namespace}/pods/${name}/status`,

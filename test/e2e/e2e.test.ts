@@ -613,19 +613,12 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         const enabled = CATALOG.filter((e) => byName.has(e.name));
         const deps = releaseDependencies(enabled);
         const planeReleases = ["csi-driver-smb", ...ADDON_RELEASES, "nvca-operator"];
-        // The add-ons by the bundle's needs (the topology after its scheduler, Grove's binding after both).
-        for (const [name, needs] of [...deps, ...addonDependencies(ADDONS)]) {
-            for (const need of needs) {
-                assert.ok(
-                    nanos(byName.get(need)!.firstDeployed) < nanos(byName.get(name)!.firstDeployed),
-                    `${name} installed after ${need}`,
-                );
-            }
-        }
-        // Kyverno (its policy gives every pod the pull secret) comes before every NVCF release; Envoy
-        // Gateway before those whose routes attach to its Gateways.
         const after = (name: string, first: string) =>
             assert.ok(nanos(byName.get(first)!.firstDeployed) < nanos(byName.get(name)!.firstDeployed), `${name} installed after ${first}`);
+        // The add-ons by the bundle's needs (the topology after its scheduler, Grove's binding after both).
+        for (const [name, needs] of [...deps, ...addonDependencies(ADDONS)]) for (const need of needs) after(name, need);
+        // Kyverno (its policy gives every pod the pull secret) comes before every NVCF release; Envoy
+        // Gateway before those whose routes attach to its Gateways.
         for (const name of byName.keys()) {
             // The SMB CSI driver (kube-system) is the GPU cluster's own prerequisite: it waits for neither.
             if (["eg", "kyverno", "csi-driver-smb"].includes(name)) continue;

@@ -117,6 +117,8 @@ interface Setup {
     readonly registry: OciRegistry;
     readonly charts: string;
     readonly scale: number;
+    /** Pulumi.dev.yaml's config, as the stack file holds it. */
+    readonly devConfig: Readonly<Record<string, Plain>>;
     /** The dev stack's environment, with the charts from the registry. */
     readonly environment: Plain;
     readonly helmEnv: NodeJS.ProcessEnv;
@@ -198,9 +200,8 @@ async function withDevStack<T>(setup: Setup, kubeconfig: string, use: (cli: Pulu
     const bao = new BaoCluster(setup.tools.bao, path.join(work, "bao"), 1, setup.tools.jwtPlugin);
     await bao.boot();
     try {
-        const dev = parseYaml(fs.readFileSync(path.join(REPO, "Pulumi.dev.yaml"), "utf8")) as { config: Plain };
         const config = {
-            ...dev.config,
+            ...setup.devConfig,
             [`${PROJECT}:cluster`]: { clusterIdentifier: "bench" },
             [`${PROJECT}:controlPlane`]: setup.environment,
             // No workload answers here: the gate, the smoke check and preflight's cluster checks would fail for that alone.
@@ -421,8 +422,9 @@ export async function installBench(argv: readonly string[]): Promise<number> {
         };
         const charts = path.join(work, "charts");
         const names = benchCharts(CHARTS, charts, HOOK_SECONDS);
-        const devFile = parseYaml(fs.readFileSync(path.join(REPO, "Pulumi.dev.yaml"), "utf8")) as { config: Record<string, Plain> };
-        const environment = deepMerge(devFile.config[`${PROJECT}:controlPlane`], {
+        const devConfig = (parseYaml(fs.readFileSync(path.join(REPO, "Pulumi.dev.yaml"), "utf8")) as { config: Record<string, Plain> })
+            .config;
+        const environment = deepMerge(devConfig[`${PROJECT}:controlPlane`], {
             global: { helm: { sources: { registry: registry.host, repository: REPOSITORY } } },
             observability: { chartsPath: charts },
         });
@@ -433,6 +435,7 @@ export async function installBench(argv: readonly string[]): Promise<number> {
             registry,
             charts,
             scale,
+            devConfig,
             environment,
             helmEnv,
         };

@@ -25,19 +25,23 @@ export class PodKubelet {
             const ready = pod.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True");
             if (ready || (this.hold && pod.status?.startTime)) continue;
             const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
-            const state = this.hold ? "False" : "True";
-            const conditions = ["Initialized", "ContainersReady", "Ready"].map((type) => ({
-                type,
-                status: type === "Initialized" ? "True" : state,
-                lastTransitionTime: now,
-            }));
             const res = await this.kube.request(
                 "PATCH",
                 `/api/v1/namespaces/${namespace}/pods/${pod.metadata.name}/status`,
-                { status: { phase: "Running", startTime: pod.status?.startTime ?? now, conditions } },
+                { status: runningPodStatus(!this.hold, pod.status?.startTime ?? now, now) },
                 "application/merge-patch+json",
             );
             if (res.status !== 200 && res.status !== 404) throw new Error(`${pod.metadata.name}: ${res.status} ${res.text.slice(0, 300)}`);
         }
     }
+}
+
+/** A pod's status as a kubelet reports it once its containers run: Running, and Ready or not. */
+export function runningPodStatus(ready: boolean, startTime: string, at: string) {
+    const conditions = ["Initialized", "ContainersReady", "Ready"].map((type) => ({
+        type,
+        status: type === "Initialized" || ready ? "True" : "False",
+        lastTransitionTime: at,
+    }));
+    return { phase: "Running", startTime, conditions };
 }
