@@ -3,6 +3,7 @@ import { PROJECT, SECRET_KEYS, SecretKey, STRUCTURED_KEYS } from "./keys";
 import type { ConfigProblem } from "./errors";
 import { secretFormProblems } from "./secret-forms";
 import { ParseOptions, parseSettings, RawConfig, Settings } from "./settings";
+import { unsetSettingWarnings } from "./unset-warnings";
 
 /**
  * The one module that reads pulumi.Config: it gathers the stack's raw config, and parseSettings
@@ -77,5 +78,9 @@ function secretObjectKeys(key: string): string[] {
 
 /** The stack's settings, read and parsed: what the program calls before declaring anything. */
 export function loadSettings(options: ParseOptions): Settings {
-    return parseSettings(readRawConfig(), options);
+    const raw = readRawConfig();
+    const settings = parseSettings(raw, options);
+    // Only for a config that parsed: beside its errors, a warning would bury them.
+    for (const warning of unsetSettingWarnings(raw.values)) void pulumi.log.warn(warning);
+    return settings;
 }

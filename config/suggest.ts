@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { editDistance } from "../lib/text/edit-distance";
 
 /** The keys a schema accepts at `path` (objects inside defaults, optionals, pipes, arrays and records). */
 export function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
@@ -32,23 +33,9 @@ export function closestKey(given: string, known: readonly string[]): string | un
     let best: string | undefined;
     let bestDistance = Infinity;
     for (const key of known) {
-        const d = distance(given.toLowerCase(), key.toLowerCase());
+        const d = editDistance(given.toLowerCase(), key.toLowerCase());
         if (d < bestDistance) [best, bestDistance] = [key, d];
     }
     // A third of the word, at least one edit: `domian` -> `domain`, but not `foo` -> `nats`.
     return best !== undefined && bestDistance <= Math.max(1, Math.floor(best.length / 3)) ? best : undefined;
-}
-
-/** Damerau-Levenshtein (optimal string alignment): a swap of two letters is one edit. */
-function distance(a: string, b: string): number {
-    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-    for (let j = 1; j <= b.length; j++) d[0][j] = j;
-    for (let i = 1; i <= a.length; i++) {
-        for (let j = 1; j <= b.length; j++) {
-            const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-            d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-            if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-        }
-    }
-    return d[a.length][b.length];
 }

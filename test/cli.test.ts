@@ -166,9 +166,9 @@ describe("the command lines", () => {
             assert.ok(rendered.resources.length > 0);
         });
 
-        it("--no-assume-secrets fails as pulumi up would: exit 1, the program's message", async () => {
+        it("--no-assume-secrets fails as pulumi up would: exit 2 (a config the program rejects), the program's message", async () => {
             const io = capture();
-            assert.equal(await renderCli(["--stack", "dev", "--no-assume-secrets", "--dir", ROOT], io, {}), 1);
+            assert.equal(await renderCli(["--stack", "dev", "--no-assume-secrets", "--dir", ROOT], io, {}), 2);
             assert.equal(io.stdout, "");
             assert.ok(io.stderr.startsWith("Invalid stack configuration:\n  - nvcf-self-managed:ngcApiKey: is required"), io.stderr);
         });
@@ -192,7 +192,10 @@ describe("the command lines", () => {
             assert.equal(res.code, 0, res.stderr);
             assert.match(res.stderr, new RegExp(`^plan-diff: assumed the secret ngcApiKey set at ${res.head} \\(`));
             assert.match(res.stderr, /\nplan-diff: assumed the secret ngcApiKey set in the working tree \(/);
-            assert.equal(res.stdout, `Stack dev: ${res.head.slice(0, 12)} -> working tree\nNo changes.\n`);
+            assert.equal(
+                res.stdout,
+                `Stack dev: ${res.head.slice(0, 12)} -> working tree\nNo changes.\nPolicy pack on the working tree: no violations\n`,
+            );
         });
 
         it("plan-diff: a bad --base exits 2", async () => {

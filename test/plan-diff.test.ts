@@ -376,3 +376,113 @@ describe("plan-diff: which changes replace", () => {
         assert.deepEqual(diff.changed[0].inputs, [{ path: ["list"], kind: "changed", before: [1, 2], after: [1, 2, 3] }]);
     });
 });
+
+describe("plan-diff: what a reviewer reads", () => {
+    const DYNAMIC = "pulumi-nodejs:dynamic/nvcf:HealthGate";
+    const urn = (type: string, name: string) => `urn:pulumi:dev::p::${type}::${name}`;
+    const res = (name: string, over: Partial<RenderedResource> = {}): RenderedResource => ({
+        urn: urn(over.type ?? "kubernetes:core/v1:ConfigMap", name),
+        type: "kubernetes:core/v1:ConfigMap",
+        name,
+        parent: null,
+        provider: null,
+        dependsOn: [],
+        inputs: {},
+        ...over,
+    });
+    const stack = (...resources: RenderedResource[]): RenderedStack => ({ stack: "dev", project: "p", resources });
+    const context = { baseRef: "main", baseCommit: "0123456789abcdef" };
+
+    test("a change to a dynamic resource's code alone is one line naming the resource, with no hashes", () => {
+        const gate = (code: string, extra: Record<string, unknown> = {}) =>
+            res("gate", { type: DYNAMIC, inputs: { __provider: `[provider code, sha256 ${code}]`, timeout: 60, ...extra } });
+        const diff = diffStacks("dev", stack(gate("aaaa"), res("other")), stack(gate("bbbb"), res("other")));
+        assert.deepEqual(names(diff), { added: [], removed: [], replaced: [], changed: ["gate"] });
+        assert.deepEqual(diff.changed[0].inputs, []);
+        const text = formatDiffText(diff, context);
+        assert.ok(text.includes(`\n~ gate (${DYNAMIC}): its provider code changed\n`), text);
+        assert.doesNotMatch(text, /sha256|__provider/);
+        const markdown = formatDiffMarkdown(diff, context);
+        assert.ok(markdown.includes("✏️ <code>gate</code>: its provider code changed"), markdown);
+        assert.doesNotMatch(markdown, /sha256|__provider/);
+        // With an input changed too, the code is one line among the input's.
+        const both = formatDiffText(diffStacks("dev", stack(gate("aaaa")), stack(gate("bbbb", { timeout: 90 }))), context);
+        assert.ok(both.includes(`~ gate (${DYNAMIC})\n    its provider code changed\n    timeout: 60 -> 90\n`), both);
+    });
+
+    test("the diagram: the changed resources, what waits on them through components, arrows no other path implies", () => {
+        // a <- b <- c, and d waits on the component that holds c; e waits on nothing changed.
+        const a = res("a", { inputs: { v: 1 } });
+        const component = res("comp", { type: "nvcf:x:Comp" });
+        const b = res("b", { dependsOn: [a.urn] });
+        const c = res("c", { dependsOn: [a.urn, b.urn], parent: component.urn });
+        const d = res("d", { dependsOn: [component.urn] });
+        const e = res("e");
+        const head = stack({ ...a, inputs: { v: 2 } }, b, component, c, d, e);
+        const diff = diffStacks("dev", stack(a, b, component, c, d, e), head);
+        const markdown = formatDiffMarkdown(diff, context, { head, violations: [] });
+        const mermaid = /```mermaid\n([^`]*)```/.exec(markdown)?.[1] ?? "";
+        const id = (name: string) => /(n\d+)\["(.*?)"\]/g.exec(mermaid.split("\n").find((l) => l.includes(`["${name}"]`)) ?? "")?.[1];
+        assert.ok(id("a") && mermaid.includes(`${id("a")}["a"]:::change`), mermaid);
+        assert.deepEqual(
+            ["b", "c", "d"].map((n) => id(n) !== undefined),
+            [true, true, true],
+            mermaid,
+        );
+        assert.equal(id("e"), undefined, "e waits on nothing that changed");
+        const arrows = mermaid
+            .split("\n")
+            .filter((l) => l.includes("-->"))
+            .map((l) => l.trim());
+        assert.deepEqual(arrows.sort(), [`${id("a")} --> ${id("b")}`, `${id("b")} --> ${id("c")}`, `${id("c")} --> ${id("d")}`].sort());
+        assert.match(markdown, /What waits on the changes: 3 resource\(s\)/);
+    });
+
+    test("the diagram keeps to its size and counts the rest", () => {
+        const root = res("root", { inputs: { v: 1 } });
+        const waiters = Array.from({ length: 40 }, (_, i) => res(`w${String(i).padStart(2, "0")}`, { dependsOn: [root.urn] }));
+        const head = stack({ ...root, inputs: { v: 2 } }, ...waiters);
+        const markdown = formatDiffMarkdown(diffStacks("dev", stack(root, ...waiters), head), context, { head, violations: [] });
+        const nodes = markdown.split("\n").filter((l) => /^ {2}n\d+\["/.test(l));
+        assert.equal(nodes.length, 30);
+        assert.ok(markdown.includes('more["… 11 more waiting"]'), markdown);
+        assert.match(markdown, /What waits on the changes: 40 resource\(s\)/);
+    });
+
+    test("the policy pack's result: a pass, and a mandatory violation that would stop pulumi up", () => {
+        const none = diffStacks("dev", stack(res("a")), stack(res("a")));
+        assert.ok(
+            formatDiffMarkdown(none, context, { head: null, violations: [] }).includes(
+                "✅ **Policy pack** on this revision: no violations",
+            ),
+        );
+        assert.ok(
+            formatDiffText(none, context, { violations: [] }).endsWith("No changes.\nPolicy pack on the working tree: no violations\n"),
+        );
+        const violations = [
+            { policy: "no-latest-image-tag", level: "advisory" as const, message: "image x:latest" },
+            { policy: "helm-release-timeout", level: "mandatory" as const, message: "release api | waits 10 s" },
+        ];
+        const markdown = formatDiffMarkdown(none, context, { head: null, violations });
+        assert.ok(
+            markdown.includes(
+                "❌ **Policy pack** on this revision: 1 mandatory, 1 advisory: `pulumi preview --policy-pack policies` and `pulumi up` would stop\n" +
+                    "- [mandatory] helm-release-timeout: release api &#124; waits 10 s\n" +
+                    "- [advisory] no-latest-image-tag: image x:latest\n",
+            ),
+            markdown,
+        );
+        assert.ok(formatDiffText(none, context, { violations }).includes("  [mandatory] helm-release-timeout: release api | waits 10 s\n"));
+    });
+
+    test("the program's dynamic providers serialise as strict code, as the project's tsconfig compiles them for pulumi preview", async () => {
+        // Compiled without the project's tsconfig (a checkout outside its scope), every function
+        // carries its own `arguments` and `caller` into the serialised code, and every dynamic
+        // resource would show as changed against a render compiled with it.
+        const { config, secretKeys } = stackConfig("dev");
+        const run = await runProgram({ ...config, [`${PROJECT}:ngcApiKey`]: "k" }, [...secretKeys, `${PROJECT}:ngcApiKey`], "dev");
+        const dynamic = run.resources.filter((r) => r.type.startsWith("pulumi-nodejs:dynamic/"));
+        assert.ok(dynamic.length >= 8, `${dynamic.length} dynamic resources`);
+        for (const r of dynamic) assert.doesNotMatch(String(r.inputs.__provider), /"(arguments|caller)"/, r.name);
+    });
+});

@@ -4,6 +4,7 @@
  * GitHub shows a broken anchor as a jump to the top of the page, which nobody notices.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -91,6 +92,27 @@ function documents(root: string): string[] {
     return ["README.md", ...docs.filter((f) => f.endsWith(".md")).map((f) => path.join("docs", f))];
 }
 
+/**
+ * The commands in a markdown text that write a stack file (`pulumi stack init`, `pulumi config
+ * set`), with the stack each writes: the one named (`-s`, `--stack`, `stack init <name>`), else the
+ * one the last `stack init` or `stack select` before it chose.
+ */
+function stackWriters(file: string, text: string): { file: string; line: number; stack: string }[] {
+    let selected = "";
+    return text.split("\n").flatMap((line, i) => {
+        const command = /pulumi (stack (?:init|select)|config set)\b([^`#]*)/.exec(line);
+        if (!command) return [];
+        const named = /(?:^|\s)(?:-s|--stack)[ =](\S+)/.exec(command[2])?.[1];
+        const positional = command[1] === "config set" ? undefined : /^\s+([^-\s]\S*)/.exec(command[2])?.[1];
+        const stack = named ?? positional ?? selected;
+        if (command[1] !== "config set") {
+            selected = stack;
+            if (command[1] === "stack select") return [];
+        }
+        return [{ file, line: i + 1, stack }];
+    });
+}
+
 describe("README.md and docs/", () => {
     test(`the README is at most ${MAX_README_LINES} lines`, () => {
         const lines = fs.readFileSync(path.join(ROOT, "README.md"), "utf8").replace(/\n$/, "").split("\n").length;
@@ -113,6 +135,29 @@ describe("README.md and docs/", () => {
             "the links are found",
         );
         assert.deepEqual(brokenLinks(ROOT, files), []);
+    });
+
+    test("no command the docs give writes into a committed stack file (the example stays clean)", () => {
+        const committed = execFileSync("git", ["ls-files", "Pulumi.*.yaml"], { cwd: ROOT, encoding: "utf8" })
+            .split("\n")
+            .flatMap((f) => /^Pulumi\.(.+)\.yaml$/.exec(f)?.[1] ?? []);
+        assert.ok(committed.includes("dev"), `committed stack files: ${committed.join(", ")}`);
+        const writers = documents(ROOT).flatMap((file) => stackWriters(file, fs.readFileSync(path.join(ROOT, file), "utf8")));
+        assert.ok(writers.length >= 2, `found ${writers.length} commands that write a stack file`);
+        assert.deepEqual(
+            writers.filter((w) => committed.includes(w.stack)),
+            [],
+        );
+    });
+
+    test("the stack-file check reads the stack a command writes, named or selected before it", () => {
+        const text = ["```bash", "pulumi stack init dev", "pulumi config set --secret k", "```", "`pulumi config set x 1 -s mine`"].join(
+            "\n",
+        );
+        assert.deepEqual(
+            stackWriters("a.md", text).map((w) => w.stack),
+            ["dev", "dev", "mine"],
+        );
     });
 
     test("the check finds a missing file, a missing heading and a link into code, and follows GitHub's anchors", () => {

@@ -154,6 +154,42 @@ describe("recover: the command against fakes", () => {
         assert.equal(stack.refreshed.length, 0);
     });
 
+    it("a stack the backend does not have: that alone, before any lock or file, exit 2 (with --dry-run too)", async () => {
+        for (const dryRun of [false, true]) {
+            let stdout = "";
+            let stderr = "";
+            const split = { out: (t: string) => (stdout += t), err: (t: string) => (stderr += t) };
+            const stack = new MemoryStack(stateWith([]));
+            assert.equal(await recover(options({ stack: "nosuch", dryRun }), deps(stack), split), 2);
+            assert.equal(stdout, "", "no header, no Locks: before it");
+            assert.equal(
+                stderr,
+                `recover: the backend file://${dir} has no stack nosuch of project nvcf-self-managed: ` +
+                    "check the stack's name and the backend you are logged in to (pulumi whoami -v; pulumi stack ls)\n",
+            );
+            assert.equal(stack.exports, 0);
+        }
+    });
+
+    it("on a backend that is not files, the CLI's word that the stack is missing comes first and alone, exit 2", async () => {
+        let stdout = "";
+        let stderr = "";
+        const missing: RecoverDeps = {
+            ...deps(new MemoryStack(stateWith([]))),
+            project: async () => ({
+                backendUrl: "https://api.pulumi.com",
+                project: "nvcf-self-managed",
+                select: async () => {
+                    throw new Error("error: no stack named 'nosuch' found");
+                },
+            }),
+        };
+        const split = { out: (t: string) => (stdout += t), err: (t: string) => (stderr += t) };
+        assert.equal(await recover(options({ stack: "nosuch" }), missing, split), 2);
+        assert.equal(stdout, "");
+        assert.equal(stderr, "recover: cannot select the stack nosuch: error: no stack named 'nosuch' found\n");
+    });
+
     it("a stale lock and a torn sidecar: the sidecar is backed up and rewritten, the lock removed", async () => {
         const lock = writeLock(4242);
         fs.writeFileSync(`${stackJson()}.attrs`, "");

@@ -255,7 +255,7 @@ describe("render: the command", () => {
         }
     });
 
-    test("a bad config: exit 1, the message pulumi up prints, nothing written", async () => {
+    test("a bad config: exit 2, the message pulumi up prints, nothing written", async () => {
         // A program directory beside this one: the same program (links), a stack file of its own.
         const dir = path.join(tmp, "program");
         fs.mkdirSync(dir);
@@ -273,7 +273,7 @@ describe("render: the command", () => {
 
         const out = path.join(tmp, "bad.json");
         const io = capture();
-        assert.equal(await renderCli(["--stack", "bad", "--out", out, "--dir", dir], io), 1);
+        assert.equal(await renderCli(["--stack", "bad", "--out", out, "--dir", dir], io), 2);
         assert.equal(io.stderr, `${error.message}\n`);
         assert.equal(io.stdout, "");
         assert.deepEqual(

@@ -217,6 +217,41 @@ describe("the report", () => {
         );
     });
 
+    test("a fix several rows share is printed once, under the last of them; another fix still under its row", () => {
+        const reachedAlike = {
+            name: "kubernetes-version",
+            ok: false,
+            detail: "the API server https://10.0.0.1 could not be reached",
+            fix: "check the server",
+        };
+        const down = (cluster: string) => ({ cluster, state: "unreachable" as const, reason: reachedAlike.detail, checks: [reachedAlike] });
+        const untested = (release: string): CheckResult => ({
+            name: `helm test ${release}`,
+            ok: false,
+            inconclusive: true,
+            detail: "revision 1 has not been tested",
+            fix: "pulumi up runs it",
+        });
+        const text = formatTable(
+            report([
+                down("control plane"),
+                down("compute plane gpu-a"),
+                { cluster: "compute plane gpu-c", state: "checked", checks: [untested("nats"), failCheck, untested("api")] },
+            ]),
+        );
+        // Between the heading and the summary.
+        assert.deepEqual(text.split("\n").slice(2, -2), [
+            "control plane        kubernetes-version  FAIL          the API server https://10.0.0.1 could not be reached",
+            "compute plane gpu-a  kubernetes-version  FAIL          the API server https://10.0.0.1 could not be reached",
+            "                                                       fix: check the server",
+            "compute plane gpu-c  helm test nats      INCONCLUSIVE  revision 1 has not been tested",
+            "                                                       fix: pulumi up runs it",
+            "compute plane gpu-c  release api         FAIL          nvcf: chart version 1.0.0, the stack wants 1.1.0",
+            "                                                       fix: pulumi up",
+            "compute plane gpu-c  helm test api       INCONCLUSIVE  revision 1 has not been tested",
+        ]);
+    });
+
     test("the JSON: the stack, the time, ok, the exit code and each cluster's checks; one line per round under --watch", () => {
         const r = report([{ cluster: "control plane", state: "checked", checks: [okCheck] }]);
         const doc = JSON.parse(formatStatusJson(r, false));
@@ -316,6 +351,32 @@ describe("which clusters are reached", () => {
         const unknown = await run("--stack", "dev", "--kubeconfig-for", "nope=/dev/null");
         assert.equal(unknown.code, 2);
         assert.match(unknown.err, /--kubeconfig-for names nope, which is no compute plane of the stack/);
+    });
+
+    test("a kubeconfig that cannot be used: the control plane and the plane on its cluster fail alike, their fix printed once", async () => {
+        const dir = stackDir();
+        try {
+            const kubeconfig = path.join(dir, "no-server.yaml");
+            fs.writeFileSync(kubeconfig, "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n");
+            const res = await statusHere("--stack", "st", "--dir", dir, "--kubeconfig", kubeconfig);
+            assert.equal(res.code, 2, res.stderr);
+            for (const cluster of ["control plane", "compute plane gpu-a"]) {
+                const row = new RegExp(
+                    `\\n${cluster} +kubeconfig +FAIL +its kubeconfig could not be used: the kubeconfig names no cluster server`,
+                );
+                assert.match(res.stdout, row);
+            }
+            assert.deepEqual(
+                res.stdout
+                    .split("\n")
+                    .filter((l) => /^ +fix: /.test(l))
+                    .map((l) => l.trim()),
+                ["fix: check --kubeconfig and --context"],
+                res.stdout,
+            );
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
     });
 });
 

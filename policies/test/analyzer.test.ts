@@ -9,7 +9,7 @@ import { UNKNOWN_FROM_ENGINE } from "./support/args";
 import { analyze, analyzerInfo, analyzeStack, servePack, type Served } from "./support/analyzer";
 import { EXPECTED_POLICIES } from "./support/expected";
 import { cassandraRelease, compliantStack, essRelease, withProp } from "./support/fixtures";
-import { fromRecordedWire } from "./support/recorded";
+import { fromRecordedWire } from "../../scripts/lib/policy-resources";
 
 /** How the SDK marks a secret on the wire (@pulumi/pulumi runtime/rpc specialSigKey, specialSecretSig). */
 const secret = (value: unknown) => ({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", value });

@@ -9,7 +9,7 @@ import type { ProgramRun } from "../../scripts/lib/mock-engine";
 import { stackConfig, withConfig, type StackConfig } from "../../scripts/lib/stack-config";
 import type { Violation } from "./support/args";
 import { runPack } from "./support/pack";
-import { fromRecorded } from "./support/recorded";
+import { fromRecorded } from "../../scripts/lib/policy-resources";
 import { runProgram } from "../../test/support/program-runs";
 import { runDev } from "../../test/support/runs";
 

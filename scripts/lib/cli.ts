@@ -1,5 +1,7 @@
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { parseArgs, ParseArgsConfig } from "node:util";
+import { nearestOption } from "./suggest-option";
 
 /** Where a command writes; the tests pass their own to run the commands in-process. */
 export interface Io {
@@ -17,13 +19,24 @@ export class UsageError extends Error {}
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
-/** Node's own parser, strict: an unknown option or a missing value is a UsageError. */
+/**
+ * Node's own parser, strict: an unknown option or a missing value is a UsageError, and an
+ * unknown option close to a known one names it.
+ */
 export function parseOptions<T extends Options>(argv: readonly string[], options: T) {
     try {
         return parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
     } catch (error) {
-        throw new UsageError((error as Error).message);
+        throw new UsageError(withSuggestion(error as NodeJS.ErrnoException, Object.keys(options)));
     }
+}
+
+/** `Unknown option '--fromat'. Did you mean --format?`; Node's message as it is when no option is close. */
+function withSuggestion(error: NodeJS.ErrnoException, known: readonly string[]): string {
+    // Node names the option in its message only; a short option (`-x`) is one letter, nothing to be near.
+    const given = error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" ? /^Unknown option '--([^'=]+)'/.exec(error.message)?.[1] : undefined;
+    const near = given === undefined ? undefined : nearestOption(given, known);
+    return near === undefined ? error.message : `Unknown option '--${given}'. Did you mean --${near}?`;
 }
 
 /** `--help` or `-h` anywhere: the usage, exit 0, whatever else the command line holds. */
@@ -111,14 +124,93 @@ export function list(values: readonly string[] | undefined): string[] {
         .filter((v) => v !== "");
 }
 
-/** Writes the whole file or nothing: a reader never sees half a render. */
-export function writeAtomically(file: string, text: string): void {
-    const tmp = `${file}.${process.pid}.tmp`;
+/** How a file's text is written: fs.writeFileSync, or a test's failing one. */
+export type WriteFile = (file: string, text: string, options: fs.WriteFileOptions) => void;
+
+/** Where `--out` writes: standard output, a regular file replaced whole, or a file written as it is. */
+export type OutTarget =
+    { readonly kind: "stdout" } | { readonly kind: "replace"; readonly file: string } | { readonly kind: "direct"; readonly file: string };
+
+/** Links the system follows before it gives up with ELOOP (Linux's limit). */
+const MAX_LINKS = 40;
+
+/** /proc/self/fd/1 (where /dev/stdout and /dev/fd/1 lead): an open file, whatever path it had. */
+const DESCRIPTOR_LINK = /^\/proc\/.+\/fd\/[^/]+$/;
+
+/**
+ * Where `--out <out>` goes. `-` is standard output. A regular file, or one that does not exist
+ * yet, is replaced whole; through a symlink, the file at the link's end is, and the link stays a
+ * link. Anything else is written as it is: a rename over /dev/null, a FIFO or a socket would put a
+ * regular file in its place, and a descriptor link (/dev/stdout) names an open file, which a
+ * rename over its current path would not reach (`>> log` would lose the log).
+ */
+export function outTarget(out: string): OutTarget {
+    if (out === "-") return { kind: "stdout" };
+    let current = out;
+    for (let hop = 0; hop < MAX_LINKS; hop++) {
+        current = inRealDirectory(current);
+        if (DESCRIPTOR_LINK.test(current)) return { kind: "direct", file: out };
+        const stat = fs.lstatSync(current, { throwIfNoEntry: false });
+        if (stat === undefined || stat.isFile()) return { kind: "replace", file: current };
+        if (!stat.isSymbolicLink()) return { kind: "direct", file: out };
+        current = path.resolve(path.dirname(current), fs.readlinkSync(current));
+    }
+    // A loop of links: the open fails with the system's own ELOOP.
+    return { kind: "direct", file: out };
+}
+
+/**
+ * `file` in its directory's real path: a link's relative target is relative to where the link
+ * really is, and /dev/fd/1 is /proc/<pid>/fd/1. A missing directory stays as given, for the
+ * write to fail on with the system's message.
+ */
+function inRealDirectory(file: string): string {
     try {
-        fs.writeFileSync(tmp, text);
+        return path.join(fs.realpathSync.native(path.dirname(file)), path.basename(file));
+    } catch {
+        return file;
+    }
+}
+
+/** Writes `text` where `--out <out>` says (outTarget): `-` through `io.out`. */
+export function writeOut(out: string, text: string, io: Io, write: WriteFile = fs.writeFileSync): void {
+    const target = outTarget(out);
+    if (target.kind === "stdout") io.out(text);
+    else if (target.kind === "direct") write(target.file, text, { flag: "w" });
+    else writeAtomically(target.file, text, write);
+}
+
+/**
+ * Writes the whole file or nothing: a reader never sees half a render. `file` is a regular file
+ * or none (writeOut decides, hence not exported): the text goes to a file beside it, renamed over
+ * it once written.
+ */
+function writeAtomically(file: string, text: string, write: WriteFile = fs.writeFileSync): void {
+    const tmp = `${file}.${process.pid}.tmp`;
+    const old = fs.statSync(file, { throwIfNoEntry: false });
+    try {
+        // `wx`: never through a file or link already at that name.
+        write(tmp, text, { flag: "wx" });
+        if (old !== undefined) keepModeAndOwner(tmp, old);
         fs.renameSync(tmp, file);
     } catch (error) {
-        fs.rmSync(tmp, { force: true });
+        // What `wx` refused is someone else's file: it stays.
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") fs.rmSync(tmp, { force: true });
         throw error;
+    }
+}
+
+/**
+ * The new file keeps the old one's permissions and, when this process may give it away, its
+ * owner: root rewriting a user's file leaves it theirs, with its mode.
+ */
+function keepModeAndOwner(tmp: string, old: fs.Stats): void {
+    fs.chmodSync(tmp, old.mode & 0o777);
+    if (old.uid === process.getuid?.() && old.gid === process.getgid?.()) return;
+    try {
+        fs.chownSync(tmp, old.uid, old.gid);
+    } catch (error) {
+        // Only root may give a file away; anyone else writes a file of their own, as before.
+        if ((error as NodeJS.ErrnoException).code !== "EPERM") throw error;
     }
 }

@@ -3,7 +3,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { runProgram, type RecordedResource } from "./mock-engine";
 import { redact } from "./redact";
 import { compareStrings, RenderedResource, RenderedStack } from "./rendered";
-import { projectName, stackConfig } from "./stack-config";
+import { projectName, secretPlaceholder, stackConfig } from "./stack-config";
 import { hasStack, stackFile } from "./stack-file";
 
 // For plan-diff, which loads this module (and with it the SDK) only once it has work to do.
@@ -38,7 +38,7 @@ export async function renderStack(options: RenderOptions): Promise<RenderedStack
     for (const key of options.assumeSecrets ?? []) {
         const full = key.includes(":") ? key : `${project}:${key}`;
         if (config[full] !== undefined) continue;
-        config[full] = `placeholder-for-${full.split(":")[1]}`;
+        config[full] = secretPlaceholder(full.split(":")[1]);
         secretKeys.push(full);
     }
     const run = await (options.run ?? runProgram)(config, secretKeys, stack, root);

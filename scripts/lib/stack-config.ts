@@ -14,21 +14,41 @@ export type StackConfig = Record<string, unknown>;
 
 /**
  * A stack file's config, with every `secure:` value replaced by a placeholder (never
- * decrypted), and the list of keys that were secret.
+ * decrypted), at the top or under a key set with `--path`, and the list of keys that were
+ * secret: a key holding a secret anywhere is a secret as a whole, as Pulumi treats it.
  */
 export function stackConfig(stack: string, root: string = REPO_ROOT): { config: StackConfig; secretKeys: string[] } {
     const doc = readStackFile(stackFile(root, stack));
     const config: StackConfig = {};
     const secretKeys: string[] = [];
     for (const [key, value] of Object.entries(doc.config ?? {})) {
-        if (value && typeof value === "object" && "secure" in value) {
-            config[key] = `placeholder-for-${key.split(":")[1]}`;
-            secretKeys.push(key);
-        } else {
-            config[key] = value;
-        }
+        const name = key.split(":")[1] ?? key;
+        let secret = false;
+        const replace = (v: unknown, at: readonly string[]): unknown => {
+            if (isPlainObject(v) && "secure" in v) {
+                secret = true;
+                return secretPlaceholder([name, ...at].join("."));
+            }
+            if (Array.isArray(v)) return v.map((item, i) => replace(item, [...at, String(i)]));
+            if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, replace(item, [...at, k])]));
+            return v;
+        };
+        config[key] = replace(value, []);
+        if (secret) secretKeys.push(key);
     }
     return { config, secretKeys };
+}
+
+/**
+ * What an offline render puts where a secret is. A kubeconfig's stands for a kubeconfig (the
+ * program checks that one is a YAML mapping before it runs): an empty one, naming the key.
+ */
+export function secretPlaceholder(path: string): string {
+    const [top] = path.split(".");
+    if (top === "kubeconfig" || top === "computePlaneKubeconfigs") {
+        return `# placeholder-for-${path}: an offline render never decrypts it\napiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n`;
+    }
+    return `placeholder-for-${path}`;
 }
 
 /** A stack file this tool cannot read: its name, and the line where YAML stopped. */
@@ -72,4 +92,14 @@ export function projectName(root: string = REPO_ROOT): string {
     const doc = parseYaml(fs.readFileSync(path.join(root, "Pulumi.yaml"), "utf8")) as { name?: unknown };
     if (typeof doc.name !== "string") throw new Error(`${path.join(root, "Pulumi.yaml")} has no project name`);
     return doc.name;
+}
+
+/**
+ * The node arguments `root`'s Pulumi.yaml gives the language host (`runtime.options.nodeargs`),
+ * split on white space; none when it gives none.
+ */
+export function projectNodeArgs(root: string): string[] {
+    const doc = parseYaml(fs.readFileSync(path.join(root, "Pulumi.yaml"), "utf8")) as { runtime?: { options?: { nodeargs?: unknown } } };
+    const nodeargs = doc.runtime?.options?.nodeargs;
+    return typeof nodeargs === "string" ? nodeargs.split(/\s+/).filter((a) => a !== "") : [];
 }

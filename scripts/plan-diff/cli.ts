@@ -1,14 +1,14 @@
 import * as path from "node:path";
-import { assumedNotice, renderAssumingSecrets } from "../lib/assume-secrets";
+import { assumedNotice } from "../lib/assume-secrets";
 import { Io, list, npmTookOptionsHint, oneOf, parseOptions, reportUsageError, required, wantsHelp } from "../lib/cli";
 import { diffStacks, hasChanges } from "./diff";
 import { DiffContext } from "./format-common";
 import { formatDiffMarkdown } from "./format-markdown";
 import { formatDiffText } from "./format-text";
 import { resolveCommit, withCheckout } from "./git-checkout";
-import { RenderedStack } from "../lib/rendered";
-import { hasStack, stackFile } from "../lib/stack-file";
-import { withoutSourceMaps } from "../lib/source-maps";
+import { stackFile } from "../lib/stack-file";
+import { renderSideApart } from "./side";
+import type { SideRequest } from "./side-protocol";
 
 const USAGE =
     "usage: npm run --silent plan-diff -- --stack <name> --base <git-ref> [--format text|markdown]\n" +
@@ -24,7 +24,7 @@ const HELP =
     "  --assume-secret <key>  treat this secret key as set even when the program does not require it\n" +
     "  --no-assume-secrets    fail, as `pulumi up` would, when a secret key the program requires is not\n" +
     "                         in the stack file (by default it is assumed set, and stderr says so)\n" +
-    "Exit: 0 no change, 1 changes, 2 error (usage, git, or a config either side rejects).\n";
+    "Exit: 0 no change, 1 changes, 2 error (usage, git, or a stack file or config either side rejects).\n";
 
 const OPTIONS = {
     stack: { type: "string" },
@@ -34,8 +34,6 @@ const OPTIONS = {
     "assume-secret": { type: "string", multiple: true },
     "no-assume-secrets": { type: "boolean" },
 } as const;
-
-type Render = typeof import("../lib/render");
 
 /**
  * `npm run plan-diff`: what the working tree changes in a stack's desired state against a git
@@ -68,26 +66,37 @@ export async function planDiffCli(argv: readonly string[], io: Io, env: NodeJS.P
         const hint = npmTookOptionsHint("plan-diff", Object.keys(OPTIONS), argv, env);
         return reportUsageError(io, (error as Error).message, USAGE, hint);
     }
-    const side = { stack, assumeSecrets, autoAssume, io };
+    const side = { stack, assumeSecrets: [...assumeSecrets], autoAssume };
 
     try {
-        // Loaded only now: the SDK takes seconds to load, and a typo above should fail at once.
-        const render: Render = await withoutSourceMaps(() => import("../lib/render"));
-        const before = await withCheckout(root, commit, async (dir) => {
-            try {
-                return await renderSide(render, `at ${base}`, dir, side);
-            } finally {
-                // The checkout is deleted next: its modules must not stay in the cache.
-                render.forgetProgram(dir);
-            }
-        });
-        const after = await renderSide(render, "in the working tree", root, side);
-        if (before === null && after === null) {
+        // Each side renders in a process of its own, in its own directory, as `pulumi preview`
+        // runs the program there; both at once. The working tree's side runs the policy pack too.
+        // A side that fails stops the other; both have ended before the error is reported, so
+        // the checkout is gone once this returns.
+        const abort = new AbortController();
+        const stopOther = (error: unknown) => {
+            abort.abort();
+            throw error;
+        };
+        const [atBase, inTree] = await Promise.allSettled([
+            withCheckout(root, commit, (dir) => renderSide(`at ${base}`, { ...side, root: dir, policies: false }, io, abort.signal)).catch(
+                stopOther,
+            ),
+            renderSide("in the working tree", { ...side, root, policies: true }, io, abort.signal).catch(stopOther),
+        ]);
+        if (atBase.status === "rejected" || inTree.status === "rejected") {
+            // The side that failed, not the one stopped because of it.
+            const failed = [atBase, inTree].flatMap((s) => (s.status === "rejected" ? [s.reason as Error] : []));
+            throw failed.find((e) => !(e.cause instanceof Error && e.cause.name === "AbortError")) ?? failed[0];
+        }
+        const [before, head] = [atBase.value, inTree.value];
+        if (before.rendered === null && head.rendered === null) {
             throw new Error(`no stack file Pulumi.${stack}.yaml in the working tree or at ${base}`);
         }
-        const diff = diffStacks(stack, before, after);
+        const diff = diffStacks(stack, before.rendered, head.rendered);
         const context: DiffContext = { baseRef: base, baseCommit: commit };
-        io.out(format === "markdown" ? formatDiffMarkdown(diff, context) : formatDiffText(diff, context));
+        const extras = { head: head.rendered, violations: head.violations ?? [] };
+        io.out(format === "markdown" ? formatDiffMarkdown(diff, context, extras) : formatDiffText(diff, context, extras));
         return hasChanges(diff) ? 1 : 0;
     } catch (error) {
         io.err(`${(error as Error).message}\n`);
@@ -95,20 +104,13 @@ export async function planDiffCli(argv: readonly string[], io: Io, env: NodeJS.P
     }
 }
 
-/** One side's render; null without a stack file there (a stack added or removed). */
-async function renderSide(
-    render: Render,
-    where: string,
-    root: string,
-    side: { readonly stack: string; readonly assumeSecrets: readonly string[]; readonly autoAssume: boolean; readonly io: Io },
-): Promise<RenderedStack | null> {
-    const { stack, assumeSecrets, autoAssume, io } = side;
-    if (!hasStack(root, stack)) return null;
+/** One side's render (null rendered without a stack file there: a stack added or removed). */
+async function renderSide(where: string, request: SideRequest, io: Io, signal: AbortSignal) {
     try {
-        const { rendered, assumed } = await renderAssumingSecrets(render, { root, stack, assumeSecrets }, autoAssume);
-        io.err(assumedNotice("plan-diff", assumed, ` ${where}`));
-        return rendered;
+        const answer = await renderSideApart(request, signal);
+        io.err(assumedNotice("plan-diff", answer.assumed, ` ${where}`));
+        return answer;
     } catch (error) {
-        throw new Error(`stack ${stack} ${where}: ${render.programErrorText(error)}`, { cause: error });
+        throw new Error(`stack ${request.stack} ${where}: ${(error as Error).message}`, { cause: error });
     }
 }

@@ -2,6 +2,10 @@ import { HELM_RELEASE, ReleaseInfo, releaseInfo, RenderedResource, RenderedStack
 import { replacementFields } from "./replacement";
 import { diffValues, ValueChange } from "./value-diff";
 
+/** A dynamic resource's type prefix, and the input that holds its provider's serialised code. */
+const DYNAMIC = "pulumi-nodejs:dynamic/";
+const PROVIDER_CODE = "__provider";
+
 /** A resource in both renders that differs. */
 export interface ResourceChange {
     readonly urn: string;
@@ -11,8 +15,10 @@ export interface ResourceChange {
     readonly release?: ReleaseInfo;
     /** Why Pulumi replaces it (the fields that force it); empty for an in-place update. */
     readonly replacedBecause: readonly string[];
-    /** Input changes; for a Helm release, those outside `values`. */
+    /** Input changes; for a Helm release, those outside `values`; never the provider code. */
     readonly inputs: readonly ValueChange[];
+    /** A dynamic resource whose provider code changed: Pulumi updates it to run the new code. */
+    readonly codeChanged: boolean;
     /** For a Helm release: its values' changes, paths relative to `values`. */
     readonly values: readonly ValueChange[];
     readonly dependsOnAdded: readonly string[];
@@ -66,14 +72,23 @@ export function diffStacks(stack: string, base: RenderedStack | null, head: Rend
 }
 
 function compare(before: RenderedResource, after: RenderedResource): ResourceChange | undefined {
-    const inputChanges = diffValues(before.inputs, after.inputs);
+    const allChanges = diffValues(before.inputs, after.inputs);
+    const isCode = (c: ValueChange) => after.type.startsWith(DYNAMIC) && c.path.length === 1 && c.path[0] === PROVIDER_CODE;
+    const inputChanges = allChanges.filter((c) => !isCode(c));
+    const codeChanged = allChanges.some(isCode);
     const isRelease = after.type === HELM_RELEASE;
     const inValues = (c: ValueChange) => isRelease && c.path[0] === "values";
     const dependsOnAdded = after.dependsOn.filter((u) => !before.dependsOn.includes(u));
     const dependsOnRemoved = before.dependsOn.filter((u) => !after.dependsOn.includes(u));
     const providerChanged = before.provider !== after.provider;
     const parentChanged = before.parent !== after.parent;
-    if (inputChanges.length === 0 && dependsOnAdded.length + dependsOnRemoved.length === 0 && !providerChanged && !parentChanged) {
+    if (
+        !codeChanged &&
+        inputChanges.length === 0 &&
+        dependsOnAdded.length + dependsOnRemoved.length === 0 &&
+        !providerChanged &&
+        !parentChanged
+    ) {
         return undefined;
     }
     const replacedBecause = replacementFields(after.type, inputChanges, before.inputs, after.inputs);
@@ -83,6 +98,7 @@ function compare(before: RenderedResource, after: RenderedResource): ResourceCha
         ...emptyChange(after),
         replacedBecause,
         inputs: inputChanges.filter((c) => !inValues(c)),
+        codeChanged,
         values: inputChanges.filter(inValues).map((c) => ({ ...c, path: c.path.slice(1) })),
         dependsOnAdded,
         dependsOnRemoved,
@@ -100,6 +116,7 @@ function emptyChange(r: RenderedResource): ResourceChange {
         ...(release ? { release } : {}),
         replacedBecause: [],
         inputs: [],
+        codeChanged: false,
         values: [],
         dependsOnAdded: [],
         dependsOnRemoved: [],

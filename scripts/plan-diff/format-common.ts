@@ -1,11 +1,37 @@
+import type { Violation } from "../../policies/lib/run-offline";
 import { PlanDiff } from "./diff";
-import { ReleaseInfo, SECRET } from "../lib/rendered";
+import { ReleaseInfo, RenderedStack, SECRET } from "../lib/rendered";
 import { formatPath, ValueChange } from "./value-diff";
 
 /** Which two revisions were compared, for the headings. */
 export interface DiffContext {
     readonly baseRef: string;
     readonly baseCommit: string;
+}
+
+/** What the command adds to a diff: the working tree's render and the policy pack's findings on it. */
+export interface DiffExtras {
+    /** For what waits on the changed resources. */
+    readonly head?: RenderedStack | null;
+    /** Undefined when the pack did not run. */
+    readonly violations?: readonly Violation[];
+}
+
+/** `no violations`, or the count per enforcement level (mandatory first: it stops `pulumi up`). */
+export function policySummary(violations: readonly Violation[]): string {
+    if (violations.length === 0) return "no violations";
+    const levels = ["mandatory", "advisory", "remediate", "disabled"] as const;
+    return levels
+        .map((level) => [level, violations.filter((v) => v.level === level).length] as const)
+        .filter(([, n]) => n > 0)
+        .map(([level, n]) => `${n} ${level}`)
+        .join(", ");
+}
+
+/** The violations, mandatory first, each as `[level] policy: message`. */
+export function policyLines(violations: readonly Violation[]): string[] {
+    const rank = (v: Violation) => (v.level === "mandatory" ? 0 : 1);
+    return [...violations].sort((a, b) => rank(a) - rank(b)).map((v) => `[${v.level}] ${v.policy}: ${v.message}`);
 }
 
 export function summary(diff: PlanDiff): string {

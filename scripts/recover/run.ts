@@ -93,14 +93,23 @@ export async function recover(options: RecoverOptions, deps: RecoverDeps, io: Io
         io.err(`recover: cannot use the Pulumi project in ${options.dir}: ${cliError(error)}\n`);
         return 2;
     }
+    const root = fileBackendRoot(project.backendUrl);
+    const files = root ? locateStack(root, project.project, options.stack) : undefined;
+    const checkpoint = files && checkpointFile(files);
+    // A stack the backend does not have is all there is to say: nothing of its locks or files first.
+    if (files && !checkpoint) {
+        io.err(`recover: ${noSuchStack(options.stack, project)}\n`);
+        return 2;
+    }
+    // Another backend is asked at once; a file backend after its files are repaired (the CLI cannot read a torn one).
+    const selected = files ? undefined : await selectStack(project, options.stack, io);
+    if (!files && !selected) return 2;
     say(
         `Stack ${options.stack} of project ${project.project}, backend ${redactUrl(project.backendUrl)}${options.dryRun ? " (dry run: nothing is changed)" : ""}.`,
     );
     try {
-        const root = fileBackendRoot(project.backendUrl);
-        const files = root ? locateStack(root, project.project, options.stack) : undefined;
-        if (files) {
-            const readable = repairFiles(files, options, deps, say);
+        if (files && checkpoint) {
+            const readable = repairFiles(files, checkpoint, options, deps, say);
             if (!readable) {
                 say("\nThe state's pending operations are listed once its files are repaired: run without --dry-run.");
                 return 0;
@@ -108,13 +117,8 @@ export async function recover(options: RecoverOptions, deps: RecoverDeps, io: Io
         } else {
             say("Locks: this backend's locks are not files here; a lock met below is judged from what the CLI reports.");
         }
-        let stack: PulumiStack;
-        try {
-            stack = await project.select(options.stack);
-        } catch (error) {
-            io.err(`recover: cannot select the stack ${options.stack}: ${cliError(error)}\n`);
-            return 2;
-        }
+        const stack = selected ?? (await selectStack(project, options.stack, io));
+        if (!stack) return 2;
         const outcome = await recoverOperations(stack, files, options, deps, say);
         if (outcome.left.length > 0) {
             if (!outcome.unchanged) await verify(stack, files, new Set(outcome.left.map((l) => l.urn)), say);
@@ -136,8 +140,31 @@ export async function recover(options: RecoverOptions, deps: RecoverDeps, io: Io
     }
 }
 
+/** The stack through the CLI, or undefined once the CLI's reason is printed. */
+async function selectStack(project: PulumiProject, stack: string, io: Io): Promise<PulumiStack | undefined> {
+    try {
+        return await project.select(stack);
+    } catch (error) {
+        io.err(`recover: cannot select the stack ${stack}: ${cliError(error)}\n`);
+        return undefined;
+    }
+}
+
+function noSuchStack(stack: string, project: PulumiProject): string {
+    return (
+        `the backend ${redactUrl(project.backendUrl)} has no stack ${stack} of project ${project.project}: ` +
+        "check the stack's name and the backend you are logged in to (pulumi whoami -v; pulumi stack ls)"
+    );
+}
+
 /** Locks, sidecars and the checkpoint of a local file backend. False when the state stays unreadable in a dry run. */
-function repairFiles(files: FileBackend, options: RecoverOptions, deps: RecoverDeps, say: (t?: string) => void): boolean {
+function repairFiles(
+    files: FileBackend,
+    checkpoint: string,
+    options: RecoverOptions,
+    deps: RecoverDeps,
+    say: (t?: string) => void,
+): boolean {
     const locks = readLocks(files).map((lock) => ({ lock, ...judgeLock(lock, deps.processes) }));
     say("\nLocks:");
     if (locks.length === 0) say("  - none");
@@ -167,11 +194,6 @@ function repairFiles(files: FileBackend, options: RecoverOptions, deps: RecoverD
         removeLock(l.lock);
         say(`    done: lock ${l.lock.where} removed`);
     }
-    const checkpoint = checkpointFile(files);
-    if (!checkpoint)
-        throw new Stop(`the backend has no state for stack ${options.stack}`, [
-            `Check the stack's name and the backend you are logged in to (pulumi whoami -v; pulumi stack ls).`,
-        ]);
     const unreadable = unreadableCheckpoint(checkpoint);
     if (unreadable) {
         throw new Stop(`the checkpoint ${checkpoint} itself cannot be read (${unreadable})`, [

@@ -1,17 +1,6 @@
 import * as path from "node:path";
 import { renderAssumingSecrets, assumedNotice } from "../lib/assume-secrets";
-import {
-    Io,
-    list,
-    npmTookOptionsHint,
-    oneOf,
-    parseOptions,
-    reportUsageError,
-    required,
-    UsageError,
-    wantsHelp,
-    writeAtomically,
-} from "../lib/cli";
+import { Io, list, npmTookOptionsHint, oneOf, parseOptions, reportUsageError, required, UsageError, wantsHelp, writeOut } from "../lib/cli";
 import { formatJson } from "./format-json";
 import { formatMermaid } from "./format-mermaid";
 import { formatValues } from "./format-values";
@@ -29,12 +18,14 @@ const HELP =
     "\nThe stack's desired state, offline: the program under Pulumi's mocks, no cluster, no credentials.\n" +
     "  --stack <name>         the stack file Pulumi.<name>.yaml (required)\n" +
     "  --format <format>      json (default), mermaid (a flowchart) or values (each release's Helm values)\n" +
-    "  --out <file>           write there (whole or not at all) instead of stdout\n" +
+    "  --out <file>           write there instead of stdout (- is stdout); a regular file is replaced\n" +
+    "                         whole or not at all, a device or a FIFO is written as it is\n" +
     "  --dir <directory>      the program's directory (default: the current one)\n" +
     "  --assume-secret <key>  treat this secret key as set even when the program does not require it\n" +
     "  --no-assume-secrets    fail, as `pulumi up` would, when a secret key the program requires is not\n" +
     "                         in the stack file (by default it is assumed set, and stderr says so)\n" +
-    "Exit: 0 written, 1 the program rejected the config, 2 usage or I/O error.\n";
+    "Exit: 0 written, 2 usage, a stack file or config the program rejects (with the message pulumi up prints),\n" +
+    "or an I/O error.\n";
 
 const OPTIONS = {
     stack: { type: "string" },
@@ -52,9 +43,10 @@ const FORMATS: Record<"json" | "mermaid" | "values", (rendered: RenderedStack) =
 };
 
 /**
- * `npm run render`: the stack's desired state, offline. Exit 0 when written (or for --help), 1
- * when the program rejects the config (with the message `pulumi up` prints), 2 for a usage or
- * I/O error. On failure nothing is written. Notices go to stderr: stdout holds the render only.
+ * `npm run render`: the stack's desired state, offline. Exit 0 when written (or for --help), 2
+ * for a usage error, a stack file that does not parse, a config the program rejects (with the
+ * message `pulumi up` prints) or an I/O error. On failure nothing is written. Notices go to
+ * stderr: stdout holds the render only.
  * `run` runs the program (RenderOptions.run).
  */
 export async function renderCli(
@@ -70,7 +62,7 @@ export async function renderCli(
     let stack: string;
     let format: keyof typeof FORMATS;
     let root: string;
-    let out: string | undefined;
+    let out: string;
     let assumeSecrets: string[];
     let autoAssume: boolean;
     try {
@@ -78,7 +70,7 @@ export async function renderCli(
         stack = required("stack", values.stack);
         format = oneOf("format", values.format, ["json", "mermaid", "values"], "json");
         root = path.resolve(values.dir ?? process.cwd());
-        out = values.out;
+        out = values.out ?? "-";
         assumeSecrets = list(values["assume-secret"]);
         autoAssume = values["no-assume-secrets"] !== true;
         if (!hasStack(root, stack)) throw new UsageError(`no stack file ${stackFile(root, stack)}`);
@@ -96,15 +88,12 @@ export async function renderCli(
         text = FORMATS[format](rendered);
     } catch (error) {
         io.err(`${render.programErrorText(error)}\n`);
-        // A stack file that cannot be read is an I/O error (2); a config the program rejects is 1.
-        return (error as Error | undefined)?.name === "StackFileError" ? 2 : 1;
-    }
-    if (out === undefined) {
-        io.out(text);
-        return 0;
+        // A stack file that does not parse and a config the program rejects are the same to a
+        // caller (the stack file is wrong): one exit code, the one status, upgrade and plan-diff use.
+        return 2;
     }
     try {
-        writeAtomically(out, text);
+        writeOut(out, text, io);
         return 0;
     } catch (error) {
         io.err(`cannot write ${out}: ${(error as Error).message}\n`);

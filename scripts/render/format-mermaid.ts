@@ -45,10 +45,10 @@ function label(r: RenderedResource): string {
     const release = releaseInfo(r);
     const parts = [r.name, r.type];
     if (release) parts.push(`release ${release.name} in ${release.namespace}, ${release.version}`);
-    return parts.map(escape).join("<br/>");
+    return parts.map(mermaidText).join("<br/>");
 }
 
 /** Mermaid labels are quoted: quotes and angle brackets become entity codes. */
-function escape(text: string): string {
+export function mermaidText(text: string): string {
     return text.replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;");
 }

@@ -25,8 +25,8 @@ const HELP =
     "  --context <name>                the control plane's context (default: the stack's cluster.context)\n" +
     "  --kubeconfig-for <plane>=<file> a compute plane's kubeconfig (needed for one in the computePlaneKubeconfigs\n" +
     "                                  secret or on EKS; a plane's own context, if set, is used)\n" +
-    "Exit: 0 every check passed, 1 a check failed, 2 usage, the stack's config, a cluster that did not answer,\n" +
-    "or no cluster could be checked. A cluster not checked (SKIP) does not fail the run by itself.\n";
+    "Exit: 0 every check passed, 1 a check failed, 2 usage, a stack file or config the program rejects, a cluster\n" +
+    "that did not answer, or no cluster could be checked. A cluster not checked (SKIP) does not fail the run by itself.\n";
 
 const OPTIONS = {
     stack: { type: "string" },

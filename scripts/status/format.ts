@@ -36,9 +36,31 @@ function rows(report: StatusReport): Row[] {
     });
 }
 
+/** The fix a row shows: a failed or inconclusive check's, else none. */
+function fixOf(r: Row): string {
+    return r.status === "FAIL" || r.status === "INCONCLUSIVE" ? r.fix : "";
+}
+
+/**
+ * The fix to print under each row ("" for none): each fix once. Rows that share one are mostly
+ * next to each other (clusters reached through the same kubeconfig fail alike, so do releases
+ * no smoke run has tested yet): it goes under the last of them, so it reads as theirs, and a fix
+ * printed higher up is not printed again.
+ */
+function fixesUnder(rows: readonly Row[]): string[] {
+    const printed = new Set<string>();
+    return rows.map((r, i) => {
+        const fix = fixOf(r);
+        const sharedWithNext = i + 1 < rows.length && fixOf(rows[i + 1]) === fix;
+        if (!fix || sharedWithNext || printed.has(fix)) return "";
+        printed.add(fix);
+        return fix;
+    });
+}
+
 /**
  * A heading with the stack and the time, the table (cluster, check, ok/FAIL/SKIP, detail; a
- * failure's fix on the line below it), and a summary line.
+ * failure's fix on the line below it, once: fixesUnder), and a summary line.
  */
 export function formatTable(report: StatusReport): string {
     const all = rows(report);
@@ -48,10 +70,11 @@ export function formatTable(report: StatusReport): string {
     const w3 = Math.max(6, ...all.map((r) => r.status.length));
     const line = (a: string, b: string, c: string, d: string) => `${a.padEnd(w1)}  ${b.padEnd(w2)}  ${c.padEnd(w3)}  ${d}`.trimEnd();
     const out = [`status of stack ${report.stack} at ${report.time}`, line("CLUSTER", "CHECK", "STATUS", "DETAIL")];
-    for (const r of all) {
+    const fixes = fixesUnder(all);
+    all.forEach((r, i) => {
         out.push(line(r.cluster, r.check, r.status, r.detail));
-        if ((r.status === "FAIL" || r.status === "INCONCLUSIVE") && r.fix) out.push(line("", "", "", `fix: ${r.fix}`));
-    }
+        if (fixes[i]) out.push(line("", "", "", `fix: ${fixes[i]}`));
+    });
     const checks = report.clusters.flatMap((c) => c.checks);
     const failures = checks.filter(failed).length;
     const unsure = checks.filter((r) => r.inconclusive).length;

@@ -36,8 +36,8 @@ const HELP =
     "  --timeout <seconds>, --poll <seconds>\n" +
     "                                  how long each stage's checks may take and how often they run\n" +
     "                                  (default: checks.healthGate.timeoutSeconds and pollSeconds)\n" +
-    "Exit: 0 done (or planned), 1 a stage failed (fix it and run again), 2 usage, refused (a downgrade, an unknown\n" +
-    "installed release) or a cluster that cannot be reached.\n";
+    "Exit: 0 done (or planned), 1 a stage failed (fix it and run again), 2 usage, a stack file or config the program\n" +
+    "rejects, refused (a downgrade, an unknown installed release) or a cluster that cannot be reached.\n";
 
 const OPTIONS = {
     stack: { type: "string" },

@@ -14,7 +14,6 @@ import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { parseArgs } from "node:util";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { deepMerge, type Plain } from "../../config/deep-merge";
 import { CATALOG } from "../../components/catalog/control-plane";
@@ -29,11 +28,11 @@ import { userCheckout, type PulumiCli } from "./pulumi-cli";
 import { FakeControlPlane } from "../support/fake-icms";
 import { BaoCluster } from "./real-openbao";
 import { CHARTS } from "./stack-config";
+import type { InstallBenchOptions } from "./install-bench-cli";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const PROJECT = "nvcf-self-managed";
 const REPOSITORY = "nvidia/nvcf";
-const DEFAULT_SCALE = 5;
 
 /**
  * Seconds from a release's pods' start to Ready (its slowest workload, for a StatefulSet started
@@ -86,7 +85,6 @@ const ADDON_SWITCHES = {
     dynamoOperator: { enabled: true },
     topologyAwareScheduling: { enabled: true },
 };
-const FLEETS = [1, 3, 10] as const;
 
 /** The hook Jobs of the real charts, with how long each runs (estimates: NVIDIA publishes none). */
 export const HOOK_SECONDS: readonly (BenchHook & { readonly seconds: number; readonly what: string })[] = [
@@ -96,19 +94,6 @@ export const HOOK_SECONDS: readonly (BenchHook & { readonly seconds: number; rea
     { release: "cert-manager", event: "post-install", seconds: 15, what: "startupapicheck" },
     { release: "kai-scheduler", event: "pre-install", seconds: 10, what: "the CRD upgrader" },
 ];
-
-const USAGE = "usage: npm run bench:install [-- --scale <n>] [--no-fleet]\n";
-const HELP =
-    USAGE +
-    "\nInstalls the dev stack's control plane twice, each on a new local API server with the real ReplicaSet and\n" +
-    "Job controllers: with pulumi up, and with NVIDIA's Helmfile (helmfile --sequential-helmfiles sync over the\n" +
-    "bundle's deploy/stacks/self-managed), on the same fixture charts from one local OCI registry. Each release's\n" +
-    "pods become Ready, and its hook Jobs complete, after its delay (test/e2e/install-bench.ts) divided by --scale\n" +
-    `(default ${DEFAULT_SCALE}). Then fleets of ${FLEETS.join(", ")} GPU clusters (each its own API server): one pulumi up against\n` +
-    "NVIDIA's compute-plane Helmfile run on each cluster one after another (--no-fleet leaves them out).\n" +
-    "Prints each pair's times, their ratio and the program's longest weighted chain.\n" +
-    "Needs scripts/e2e/build-tools.sh, scripts/parity/build-tools.sh (helm, helmfile, registry) and NVCF_BUNDLE.\n" +
-    "Exit: 0 measured, 1 a tool is missing or an install failed, 2 usage error.\n";
 
 interface Setup {
     readonly tools: Tools;
@@ -376,27 +361,8 @@ function report(what: string, pulumiMs: number, pulumiWay: string, helmfileMs: n
     console.log(`${what}: ${pulumiWay} ${s(pulumiMs)}; ${helmfileWay} ${s(helmfileMs)}; ratio ${(pulumiMs / helmfileMs).toFixed(2)}`);
 }
 
-export async function installBench(argv: readonly string[]): Promise<number> {
-    let scale = DEFAULT_SCALE;
-    let fleets: readonly number[];
-    try {
-        const { values } = parseArgs({
-            args: [...argv],
-            options: { scale: { type: "string" }, "no-fleet": { type: "boolean" }, help: { type: "boolean" } },
-        });
-        fleets = values["no-fleet"] ? [] : FLEETS;
-        if (values.help) {
-            process.stdout.write(HELP);
-            return 0;
-        }
-        if (values.scale !== undefined) {
-            scale = Number(values.scale);
-            if (!Number.isFinite(scale) || scale <= 0) throw new Error(`--scale must be a positive number; given "${values.scale}"`);
-        }
-    } catch (e) {
-        process.stderr.write(`${(e as Error).message}\n${USAGE}`);
-        return 2;
-    }
+/** The benchmark, once install-bench-main.ts has read the command line. Exit 0 measured, 1 a tool missing or an install failed. */
+export async function installBench({ scale, fleets }: InstallBenchOptions): Promise<number> {
     const { tools, missing } = findTools();
     const found = findParityTools();
     const gaps = [
@@ -468,14 +434,4 @@ export async function installBench(argv: readonly string[]): Promise<number> {
         await registry.stop();
         if (process.env.BENCH_KEEP !== "1") fs.rmSync(work, { recursive: true, force: true });
     }
-}
-
-if (require.main === module) {
-    installBench(process.argv.slice(2)).then(
-        (code) => process.exit(code),
-        (e: unknown) => {
-            process.stderr.write(`bench:install: ${String(e)}\n`);
-            process.exit(1);
-        },
-    );
 }

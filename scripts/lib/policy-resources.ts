@@ -1,5 +1,5 @@
-import type { RecordedResource } from "../../../scripts/lib/mock-engine";
-import type { FixtureResource } from "./args";
+import type { RecordedResource } from "./mock-engine";
+import type { FixtureResource } from "../../policies/lib/run-offline";
 
 /** The URN of an engine provider reference, `<urn>::<id>`; undefined for the default provider. */
 function providerUrn(reference: string): string | undefined {
