@@ -74,7 +74,9 @@ describe("plan-diff on a fresh clone", () => {
         const create = /async create\([^)]*\)[^{]*\{\n/.exec(text);
         assert.ok(create, `no async create( in ${file}`);
         const at = create.index + create[0].length;
-        fs.writeFileSync(file, `${text.slice(0, at)}        void "a changed provider";\n${text.slice(at)}`);
+        // A statement with an effect: tsx's compiler drops one without (a comment, a bare string).
+        const statement = 'if (Date.now() < 0) throw new Error("a changed provider");';
+        fs.writeFileSync(file, `${text.slice(0, at)}        ${statement}\n${text.slice(at)}`);
         try {
             const res = await sh("npm run --silent plan-diff -- --stack dev --base HEAD", clone);
             assert.equal(res.code, 1, res.stderr);
