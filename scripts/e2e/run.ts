@@ -6,17 +6,16 @@
  * is (the tools were built on this machine, so a missing one fails the run, naming it), not when
  * none is (exit 1).
  */
-import { spawnSync } from "node:child_process";
-import * as path from "node:path";
+import { e2eFiles, fileTimes, runE2eFiles } from "./files";
 import { findTools } from "./tools";
-import { TSX_NODE_ARGS } from "../lib/repo";
 import { wantsHelp } from "../lib/cli";
 
 const HELP = `usage: npm run test:e2e [-- --check]
 
-Runs the end-to-end suite (test/e2e/*.test.ts, one file at a time) against the real Pulumi CLI,
-kubernetes provider, kube-apiserver, etcd, kube-controller-manager, OpenBao and NATS that
-scripts/e2e/build-tools.sh builds into ~/.cache/nvcf-e2e (about 20 min).
+Runs the end-to-end suite (test/e2e/*.test.ts, one file at a time, each file's wall time printed
+at the end) against the real Pulumi CLI, kubernetes provider, kube-apiserver, etcd,
+kube-controller-manager, OpenBao, NATS and Cassandra that scripts/e2e/build-tools.sh builds into
+~/.cache/nvcf-e2e (the latest times per file: docs/testing.md).
   --check                    exit 0 when the suite is to run here (any tool built), else 1
 Environment: NVCF_E2E_SKIP_MISSING=1 skips (exit 0) instead of failing when no tool is built;
 E2E_KUBECONFIG=<file> runs the files that can run against that cluster; E2E_KEEP=1 keeps state
@@ -44,19 +43,9 @@ function main(argv: readonly string[]): number {
         console.error(`end-to-end suite: cannot run: ${missing}; ${BUILD} (or set NVCF_E2E_SKIP_MISSING=1 to skip).`);
         return 1;
     }
-    const root = path.resolve(__dirname, "..", "..");
-    // One file at a time: the OpenBao suites both serve their fake members on this machine's port 8200.
-    const res = spawnSync(
-        process.execPath,
-        [...TSX_NODE_ARGS, "--test", "--test-concurrency=1", "--test-reporter=spec", "test/e2e/*.test.ts"],
-        {
-            cwd: root,
-            stdio: "inherit",
-            env: { ...process.env, NVCF_E2E: "1" },
-        },
-    );
-    if (res.error) throw res.error;
-    return res.status ?? 1;
+    const runs = runE2eFiles(e2eFiles(), {});
+    process.stdout.write(`end-to-end files (wall):\n${fileTimes(runs)}`);
+    return runs.every((r) => r.passed) ? 0 : 1;
 }
 
 process.exitCode = main(process.argv.slice(2));
