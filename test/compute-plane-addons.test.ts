@@ -81,6 +81,28 @@ describe("the add-on catalog: the bundle's releases, in its file order", () => {
         ADDONS.forEach((a, i) => needNames(a).forEach((n) => assert.ok(ADDONS.findIndex((b) => b.name === n) < i, `${a.name} after ${n}`)));
     });
 
+    test("grove-operator after kai-scheduler and dynamo-operator after grove-operator: reasons read from the charts' renders", () => {
+        // Neither chart is in NVIDIA/nvcf; their renders with the bundle's values are (fadc0f81,
+        // deploy/stacks/nvcf-compute-plane/testdata/golden/local/01-dependencies.yaml-*). grove-charts: clusterrole.yaml
+        // grants create and watch on kai.scheduler topologies, configmap-operator.yaml lists a kai-scheduler profile.
+        // dynamo-operator: operator-config.yaml has orchestrators.grove.enabled, manager-rbac.yaml grants create and watch
+        // on grove.io podcliquesets; Grove's CRDs come from grove-operator's crd-installer init container.
+        const why = (name: string) => ADDONS.find((a) => a.name === name)!.needs.map((n) => `${n.release}: ${n.why}`);
+        assert.deepEqual(why("grove-operator"), [
+            "kai-scheduler: its operator creates and watches KAI's Topology objects (kai.scheduler, in its ClusterRole) and places its pod gangs through the kai-scheduler profile of its config",
+        ]);
+        assert.deepEqual(why("dynamo-operator"), [
+            "grove-operator: the values turn on its Grove orchestrator: it creates and watches Grove's PodCliqueSets, whose CRDs grove-operator's init container applies when its pod starts",
+        ]);
+        // The values that make those renders: Grove's CRD installer and Dynamo's Grove orchestrator, not Grove's install.
+        const plane = parsePlane({ addons: ALL_ON });
+        const values = (name: string) =>
+            ADDONS.find((a) => a.name === name)!.values({ plane, imagePullSecrets: [] }) as Record<string, any>;
+        assert.deepEqual(values("grove-operator").crdInstaller, { enabled: true });
+        assert.deepEqual(values("dynamo-operator").global.grove, { enabled: true, install: false });
+        for (const a of ADDONS) for (const n of a.needs) assert.doesNotMatch(n.why, /helmfile/i, `${a.name} needs ${n.release}`);
+    });
+
     test("the end-to-end suite has a fixture chart of each add-on, with its exact chart name and version", () => {
         for (const a of ADDONS) {
             const chart = fs.readFileSync(path.join(__dirname, "e2e", "charts", a.chart, "Chart.yaml"), "utf8");

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { devConfig, ProgramRun, RecordedResource, release, releases, runProgram } from "./support/harness";
+import { CATALOG } from "../components/catalog/control-plane";
+import { devConfig, ProgramRun, RecordedResource, release, releases, runProgram, valuesOf } from "./support/harness";
+import { devPlan } from "./support/plan";
 
 /** The bundle's release table for the dev environment (its helmfile.d files), written out by hand. */
 const EXPECTED: Record<string, { namespace: string; chart: string; version: string }> = {
@@ -50,7 +52,7 @@ const NEEDS: Record<string, string[]> = {
     cassandra: [],
     "api-keys": ["openbao-server", "cassandra"],
     sis: ["openbao-server", "cassandra", "nats", "nats-auth-callout-service"],
-    api: ["openbao-server", "cassandra", "nats", "nats-auth-callout-service"],
+    api: ["openbao-server", "cassandra", "nats", "nats-auth-callout-service", "ess-api"],
     "nvct-api": ["openbao-server", "cassandra"],
     "invocation-service": ["openbao-server", "nats", "nats-auth-callout-service", "api", "ratelimiter"],
     "grpc-proxy": ["openbao-server", "nats", "nats-auth-callout-service", "api"],
@@ -60,7 +62,7 @@ const NEEDS: Record<string, string[]> = {
     "admin-issuer-proxy": ["openbao-server"],
     reval: [],
     "nats-auth-callout-service": ["nats", "openbao-server"],
-    ingress: [],
+    ingress: ["prometheus-operator-crds"],
     "state-metrics": ["openbao-server"],
     "function-autoscaler": ["openbao-server", "cassandra", "victoria-metrics"],
 };
@@ -70,7 +72,6 @@ const DROPPED: [string, string][] = [
     ["opentelemetry-operator", "prometheus-operator-crds"],
     ["otel-collector", "victoria-metrics"],
     ["ratelimiter", "api"],
-    ["api", "ess-api"],
     ["ingress", "notary-service"],
     ["ingress", "api-keys"],
     ["function-autoscaler", "state-metrics"],
@@ -213,6 +214,66 @@ describe("install order follows what each release needs, not the bundle's file o
             )!;
             assert.ok(dependsOn(s, owner), ns);
         }
+    });
+});
+
+/*
+ * Needs that what a chart decides at install time holds: templates that test .Capabilities, hooks
+ * that reach another release. Read at NVIDIA/nvcf fadc0f81, each chart at the tag of the version
+ * the bundle pins (docs/internals.md, Release needs).
+ */
+describe("needs the charts' install-time decisions hold", () => {
+    const metricsOn = { global: { observability: { metrics: { enabled: true } } } };
+    const why = (name: string, need: string) => CATALOG.find((e) => e.name === name)?.needs.find((n) => n.release === need)?.why ?? "";
+
+    test("with metrics on, ingress waits for prometheus-operator-crds: its PodMonitors render only when the CRD is served", () => {
+        // gateway-routes/v1.15.0, chart/templates/podmonitor-grpc.yaml and podmonitor-shared.yaml: `if and
+        // .Values.nvcfGatewayRoutes.enabled ($.Capabilities.APIVersions.Has "monitoring.coreos.com/v1/PodMonitor")
+        // .Values.nvcfGatewayRoutes.podMonitors.enabled`; rendered before the CRD, both are left out without an error.
+        const plan = devPlan(metricsOn);
+        assert.equal(plan.values("ingress").nvcfGatewayRoutes.podMonitors.enabled, true);
+        assert.ok(plan.dependsOn("ingress", "prometheus-operator-crds"));
+        assert.match(
+            why("ingress", "prometheus-operator-crds"),
+            /\.Capabilities\.APIVersions\.Has.*podmonitor-grpc\.yaml and podmonitor-shared\.yaml/,
+        );
+    });
+
+    test("with metrics off ingress still waits (a need holds no condition); without the stack's CRD release it waits for nothing", () => {
+        const plan = devPlan();
+        assert.equal(plan.values("ingress").nvcfGatewayRoutes.podMonitors.enabled, false);
+        assert.ok(plan.dependsOn("ingress", "prometheus-operator-crds"));
+        const none = devPlan({ ...metricsOn, observability: { profile: "disabled" } });
+        assert.ok(!none.names.includes("prometheus-operator-crds"));
+        assert.deepEqual(none.release("ingress").dependencies, []);
+    });
+
+    test("api waits for ess-api: the account-bootstrap hook's retries do not outlast ess-api's startup probe", () => {
+        // cloud-functions/v1.25.1, nvcf-api/templates/account-bootstrap-hook-job.yaml: post-install and post-upgrade,
+        // restartPolicy OnFailure, neither backoffLimit (Kubernetes' default: 6) nor activeDeadlineSeconds.
+        // scripts/account-bootstrap.sh waits for the API's /health only, then posts the account once, exiting non-zero on
+        // any answer but 2xx or 409. The kubelet reruns it after 10 s, doubling to at most 300 s; the Job fails when the
+        // restarts reach its backoffLimit.
+        const backoffLimit = 6;
+        const posts = [0];
+        for (let restart = 1, delay = 10; restart < backoffLimit; restart++, delay = Math.min(delay * 2, 300))
+            posts.push(posts.at(-1)! + delay);
+        assert.deepEqual(posts, [0, 10, 30, 70, 150, 310]);
+        const lastPost = posts.at(-1)! + 300; // the sixth restart, if it runs before the Job is failed
+        // encrypted-secret-store/v1.7.2, ess-api/values.yaml: startupProbe initialDelaySeconds 10, periodSeconds 5, failureThreshold 180.
+        const essMayTake = 10 + 180 * 5;
+        // The hook starts when the API is ready (105 s after it starts, in the benchmark); ess-api starts beside it.
+        const apiReady = 105;
+        assert.ok(apiReady + lastPost < essMayTake, "an ess-api within its startup probe can be ready after the hook's last post");
+        // The dev stack's default account carries registry credentials (containers and Helm charts): the post reaches ESS.
+        assert.equal((valuesOf(run, "api").api.accountBootstrap.registryCredentials as unknown[]).length, 2);
+        assert.ok(dependsOn(release(run, "api"), release(run, "ess-api")));
+        assert.match(why("api", "ess-api"), /startup probe \(910 s\)/);
+    });
+
+    test("every need's reason is the chart's or the service's, never NVIDIA's file order", () => {
+        for (const entry of CATALOG)
+            for (const n of entry.needs) assert.doesNotMatch(n.why, /helmfile/i, `${entry.name} needs ${n.release}`);
     });
 });
 

@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { MEK_STORED_DATA } from "../components/contracts/openbao";
-import { newJwk, readMek, rotateMek, uuidV1, type MekData } from "../components/openbao/mek";
+import { kidOfRotation, newJwk, readMek, rotateMek, rotationKid, uuidV1, type MekData } from "../components/openbao/mek";
 import {
     MEK_ROTATION_MARK,
     MekRotationProvider,
     type MekRotationInputs,
     type MekRotationOutputs,
 } from "../components/openbao/mek-rotation-resource";
+import type { Kube, KubeAnswer } from "../lib/kubernetes/client";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";
 import { OPENBAO_REACH } from "./support/openbao-reach";
 
@@ -35,6 +36,22 @@ describe("the MEK key set", () => {
         const t = (BigInt(`0x${high.slice(1)}`) << 48n) | (BigInt(`0x${mid}`) << 32n) | BigInt(`0x${low}`);
         assert.equal(Number((t - 0x01b21dd213814000n) / 10000n), Date.parse("2026-12-03T10:00:00Z"));
         assert.notEqual(uuidV1(new Date()), uuidV1(new Date()), "random clock sequence and node");
+    });
+
+    test("a rotation's kid is a version 1 UUID of its time whose node names the rotation: found again in a key set, never another rotation's or migration 03's", () => {
+        const at = new Date("2026-12-03T10:00:00Z");
+        const kid = rotationKid(at, 2);
+        assert.match(kid, /^[0-9a-f]{8}-[0-9a-f]{4}-1[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        assert.equal(kid.slice(0, 18), uuidV1(at, Buffer.alloc(8)).slice(0, 18), "the time, as any kid of that instant");
+        assert.ok(Number.parseInt(kid.slice(24, 26), 16) & 1, "the node's multicast bit: no MAC address");
+        const installedKid = "fa85bab2-fccd-11f0-b875-82c3b2df389e";
+        const later = rotationKid(new Date("2027-01-01T00:00:00Z"), 2);
+        assert.notEqual(later, kid, "another instant, another clock sequence");
+        assert.equal(kidOfRotation([kid, installedKid], 2), kid);
+        assert.equal(kidOfRotation([rotationKid(at, 3), installedKid], 2), undefined);
+        assert.equal(kidOfRotation([installedKid, uuidV1(at)], 2), undefined);
+        const first = rotationKid(at, 1);
+        assert.equal(kidOfRotation([later, first, installedKid], 1), first, "an older rotation's key, no longer current");
     });
 
     test("a rotation puts the new key first in keys and in private_jwks, each with its own material, and keeps every old key", () => {
@@ -84,9 +101,39 @@ function world() {
     clock += 3600_000;
     for (const [ns, name, release] of DEPLOYMENTS) cluster.addDeployment(ns, name, release, "2026-12-03T09:30:00Z");
     const said: string[] = [];
-    const provider = new MekRotationProvider({ kube: cluster, pollMs: 1, say: (l) => said.push(l), now: () => new Date(clock) });
+    /** The provider in a process of its own (a new `pulumi up`), reaching the cluster through `kube`. */
+    const over = (kube: Kube) => new MekRotationProvider({ kube, pollMs: 1, say: (l) => said.push(l), now: () => new Date(clock) });
+    const provider = over(cluster);
     const stored = () => cluster.bao.kv.get(path)!.at(-1)!.data as unknown as MekData;
-    return { cluster, provider, said, stored, path };
+    return { cluster, provider, over, said, stored, path };
+}
+
+/**
+ * The cluster as a process sees it that stops (killed, Ctrl-C, a CI job's timeout) right after its
+ * `stopAfter`-th request reached the API server: that request takes effect, its answer is lost, and
+ * the process sends nothing more.
+ */
+class StoppingKube implements Kube {
+    readonly server: string;
+    sent = 0;
+    constructor(
+        private readonly cluster: FakeOpenBaoCluster,
+        private readonly stopAfter = Infinity,
+    ) {
+        this.server = cluster.server;
+    }
+
+    get stopped(): boolean {
+        return this.sent >= this.stopAfter;
+    }
+
+    async request(...args: Parameters<Kube["request"]>): Promise<KubeAnswer> {
+        if (this.stopped) throw new Error("the process stopped");
+        this.sent++;
+        const answer = await this.cluster.request(...args);
+        if (this.stopped) throw new Error("the process stopped");
+        return answer;
+    }
 }
 
 function inputs(rotation: number): MekRotationInputs {
@@ -139,6 +186,93 @@ describe("MekRotationProvider: the runbook as a resource", () => {
         const { outs } = await provider.update("id", {} as MekRotationOutputs, inputs(1));
         assert.equal(decode(stored().keys).length, 2, "the mark says rotation 1 is done");
         assert.deepEqual(outs!.restarted, ["ess/ess-api-deployment", "api-keys/api-keys", "nvcf/nvcf-api"]);
+    });
+
+    test("stopped between the key write and its mark: the rerun finds the key written and only marks it; a second rerun changes nothing", async () => {
+        const { cluster, provider, stored, path } = world();
+        // OpenBao's active member sealed (restarted) between the two writes: its answer to the mark's write.
+        cluster.bao.inject(/POST services\/all\/kv\/metadata\//, { status: 503, body: { errors: ["Vault is sealed"] } });
+        await assert.rejects(provider.update("id", {} as MekRotationOutputs, inputs(1)), /503/);
+        const written = decode(stored().keys).map((k) => k.kid);
+        assert.equal(written.length, 2, "the new key is written");
+        assert.equal(cluster.bao.kvCustomMetadata.get(path), undefined, "the mark is not");
+
+        const { outs } = await provider.update("id", {} as MekRotationOutputs, inputs(1));
+        assert.deepEqual(
+            decode(stored().keys).map((k) => k.kid),
+            written,
+            "no other key: the one written is current",
+        );
+        assert.equal(outs!.currentKid, written[0]);
+        assert.deepEqual(cluster.bao.kvCustomMetadata.get(path), { [MEK_ROTATION_MARK]: "1" });
+        assert.deepEqual(outs!.restarted, ["ess/ess-api-deployment", "api-keys/api-keys", "nvcf/nvcf-api"]);
+
+        const writes = cluster.bao.requests.filter((r) => r.method === "POST").length;
+        const again = await provider.update("id", outs!, inputs(1));
+        assert.equal(cluster.bao.requests.filter((r) => r.method === "POST").length, writes, "the second rerun writes nothing");
+        assert.deepEqual(again.outs!.restarted, []);
+        assert.equal(again.outs!.currentKid, written[0]);
+    });
+
+    test("stopped right after any one request of a rotation: the rerun ends with one new key, marked, each reader restarted once; another rerun changes nothing", async () => {
+        const whole = world();
+        const counted = new StoppingKube(whole.cluster);
+        await whole.over(counted).update("id", {} as MekRotationOutputs, inputs(1));
+        assert.ok(counted.sent > 10, `${counted.sent} requests in a whole run`);
+
+        for (let k = 1; k <= counted.sent; k++) {
+            const { cluster, over, stored, path } = world();
+            const stopping = new StoppingKube(cluster, k);
+            await over(stopping)
+                .update("id", {} as MekRotationOutputs, inputs(1))
+                .catch(() => undefined);
+            assert.ok(stopping.stopped, `stopped after request ${k}`);
+
+            const { outs } = await over(cluster).update("id", {} as MekRotationOutputs, inputs(1));
+            const kids = decode(stored().keys).map((key) => key.kid);
+            assert.equal(kids.length, 2, `stopped after request ${k}: one new key, not ${kids.length - 1}`);
+            assert.equal(kids[1], "fa85bab2-fccd-11f0-b875-82c3b2df389e");
+            assert.equal(outs!.currentKid, kids[0]);
+            assert.deepEqual(cluster.bao.kvCustomMetadata.get(path), { [MEK_ROTATION_MARK]: "1" }, `stopped after request ${k}`);
+            for (const [ns, name] of DEPLOYMENTS) {
+                assert.equal(cluster.deployments.get(`${ns}/${name}`)!.restarts, 1, `stopped after request ${k}: ${ns}/${name}`);
+            }
+
+            const writes = cluster.bao.requests.filter((r) => r.method === "POST").length;
+            const again = await over(cluster).update("id", outs!, inputs(1));
+            assert.equal(cluster.bao.requests.filter((r) => r.method === "POST").length, writes, `stopped after request ${k}`);
+            assert.deepEqual(again.outs!.restarted, []);
+            assert.deepEqual(
+                decode(stored().keys).map((key) => key.kid),
+                kids,
+            );
+        }
+    });
+
+    test("the key set replaced right after the key write (a runbook rollback): no mark, and the rerun adds the rotation's key again", async () => {
+        const { cluster, over, stored, path } = world();
+        const backup = { ...stored() };
+        // `bao kv put` of the backup by someone else, between the rotation's write and its read back.
+        const rollback: Kube = {
+            server: cluster.server,
+            async request(method, at, ...rest) {
+                const answer = await cluster.request(method, at, ...rest);
+                if (method === "POST" && at.endsWith(`/v1/${path}`))
+                    cluster.bao.kv.get(path)!.push({ data: backup, created_time: cluster.bao.now().toISOString() });
+                return answer;
+            },
+        };
+        await assert.rejects(
+            over(rollback).update("id", {} as MekRotationOutputs, inputs(1)),
+            /read back does not hold the new key first and every old one/,
+        );
+        assert.equal(cluster.bao.kvCustomMetadata.get(path), undefined, "rotation 1 is not marked done");
+
+        const { outs } = await over(cluster).update("id", {} as MekRotationOutputs, inputs(1));
+        const kids = decode(stored().keys).map((k) => k.kid);
+        assert.equal(kids.length, 2);
+        assert.equal(outs!.currentKid, kids[0]);
+        assert.deepEqual(cluster.bao.kvCustomMetadata.get(path), { [MEK_ROTATION_MARK]: "1" });
     });
 
     test("a concurrent write between the read and the write: the check-and-set refuses it, no key is lost", async () => {

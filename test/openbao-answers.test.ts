@@ -12,6 +12,7 @@ import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN, OPENBAO_API } from "../components
 import type { RecordedAnswer } from "./e2e/record-openbao";
 import { FakeOpenBao } from "./support/fake-openbao";
 import { FakeOpenBaoMembers } from "./support/fake-openbao-members";
+import { OPENBAO_VERSIONS } from "./support/openbao-answers";
 
 const RECORDING = path.join(__dirname, "fixtures", "openbao-2.5.5.json");
 const recorded = (JSON.parse(fs.readFileSync(RECORDING, "utf8")) as { answers: Record<string, RecordedAnswer> }).answers;
@@ -100,6 +101,81 @@ describe("the fake OpenBao members answer as the recorded OpenBao 2.5.5 does", (
         sameAsRecorded("pluginCatalogEntry.versioned", bao.handle("openbao-server-0", "GET", `${entry}?version=v1.3.7`, root));
         sameAsRecorded("permissionDenied", bao.handle("openbao-server-0", "GET", OPENBAO_API.mounts, undefined));
         sameAsRecorded("stepDown", bao.handle("openbao-server-1", "PUT", OPENBAO_API.stepDown, root));
+    });
+});
+
+/** The top-level fields of an answer's body, sorted. */
+const fields = (answer: { body?: unknown }): string[] => Object.keys((answer.body ?? {}) as object).sort();
+
+/**
+ * A recorded 2.5.5 answer as OpenBao 2.6.2 gives it, by what changed in v2.6.0 (openbao/openbao):
+ * dd957eaed3 took `performance_standby` out of HealthResponse (http/sys_health.go) and made
+ * LeaderResponse's `is_self` omitempty and `active_time` omitzero, so a standby sends neither
+ * (vault/logical_system.go); 873e6e3f44 renamed the seal status's `build_date` to `commit_date`.
+ */
+function as262(name: string): RecordedAnswer {
+    const real = recorded[name];
+    if (real.body === null || typeof real.body !== "object") return real;
+    const gone = name.startsWith("health.") ? ["performance_standby"] : name === "leader.standby" ? ["is_self", "active_time"] : [];
+    const renamed: Record<string, string> = { build_date: "commit_date" };
+    const body = Object.entries(real.body).filter(([k]) => !gone.includes(k));
+    return { ...real, body: Object.fromEntries(body.map(([k, v]) => [renamed[k] ?? k, v])) };
+}
+
+describe("the fake's seal status, health and leader have each version's fields, no more and no fewer", () => {
+    const members = ["openbao-server-0", "openbao-server-1", "openbao-server-2"];
+
+    for (const version of OPENBAO_VERSIONS) {
+        it(`OpenBao ${version}: active, standby and sealed members, with the recorded statuses`, () => {
+            const bao = new FakeOpenBaoMembers(members);
+            bao.version = version;
+            const exactly = (name: string, answer: { status: number; body?: unknown }) => {
+                const real = version === "2.5.5" ? recorded[name] : as262(name);
+                assert.equal(answer.status, real.status, `${version} ${name} (${real.request}): status`);
+                assert.deepEqual(extraFields(answer.body, real.body), [], `${version} ${name} (${real.request}): field types`);
+                assert.deepEqual(fields(answer), fields(real), `${version} ${name} (${real.request}): fields`);
+            };
+            exactly("sealStatus", bao.handle("openbao-server-0", "GET", OPENBAO_API.sealStatus, undefined));
+            exactly("health.active", bao.handle("openbao-server-0", "GET", OPENBAO_API.health, undefined));
+            exactly("health.standby", bao.handle("openbao-server-1", "GET", OPENBAO_API.health, undefined));
+            exactly("health.standbyok", bao.handle("openbao-server-1", "GET", `${OPENBAO_API.health}?standbyok=true`, undefined));
+            exactly("leader.active", bao.handle("openbao-server-0", "GET", OPENBAO_API.leader, undefined));
+            exactly("leader.standby", bao.handle("openbao-server-1", "GET", OPENBAO_API.leader, undefined));
+            bao.staysSealed.add("openbao-server-1");
+            bao.restart("openbao-server-1");
+            exactly("sealStatus.sealed", bao.handle("openbao-server-1", "GET", OPENBAO_API.sealStatus, undefined));
+            exactly("health.sealed", bao.handle("openbao-server-1", "GET", OPENBAO_API.health, undefined));
+            exactly("leader.sealed", bao.handle("openbao-server-1", "GET", OPENBAO_API.leader, undefined));
+        });
+    }
+
+    it("OpenBao 2.6.2: a standby that knows no active member sends ha_enabled and its Raft indexes only", () => {
+        const bao = new FakeOpenBaoMembers(members);
+        bao.version = "2.6.2";
+        bao.leader = undefined;
+        const answer = bao.handle("openbao-server-1", "GET", OPENBAO_API.leader, undefined);
+        assert.equal(answer.status, 200);
+        assert.deepEqual(fields(answer), ["ha_enabled", "raft_applied_index", "raft_committed_index"]);
+    });
+
+    it("OpenBao 2.6.2: every other call answers as 2.5.5's recording (2.6.0 changed none of them)", () => {
+        const bao = new FakeOpenBaoMembers(members);
+        bao.version = "2.6.2";
+        const root = "root-token";
+        sameAsRecorded("raftConfiguration", bao.handle("openbao-server-0", "GET", OPENBAO_API.raftConfiguration, root));
+        sameAsRecorded("mounts", bao.handle("openbao-server-0", "GET", OPENBAO_API.mounts, root));
+        sameAsRecorded("pluginCatalog", bao.handle("openbao-server-0", "GET", OPENBAO_API.pluginCatalog, root));
+        const entry = `${OPENBAO_API.pluginCatalog}/secret/${JWT_PLUGIN}?version=v1.3.7`;
+        sameAsRecorded("pluginCatalogEntry.versioned", bao.handle("openbao-server-0", "GET", entry, root));
+        sameAsRecorded("permissionDenied", bao.handle("openbao-server-0", "GET", OPENBAO_API.mounts, undefined));
+        const at = "services/nvcf-api/kv/data/sidecars/image-pull-secret";
+        sameAsRecorded("kv.absent", bao.handle("openbao-server-0", "GET", at, root));
+        sameAsRecorded("kv.write", bao.handle("openbao-server-0", "POST", at, root, { data: { secret: "eA==" } }));
+        sameAsRecorded("kv.read", bao.handle("openbao-server-0", "GET", at, root));
+        sameAsRecorded("stepDown", bao.handle("openbao-server-1", "PUT", OPENBAO_API.stepDown, root));
+        bao.staysSealed.add("openbao-server-2");
+        bao.restart("openbao-server-2");
+        sameAsRecorded("sealed", bao.handle("openbao-server-2", "GET", OPENBAO_API.mounts, root));
     });
 });
 

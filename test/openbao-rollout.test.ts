@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { openBaoMembers, type TokenSource } from "../components/openbao/access";
+import { leaderOf, memberLook } from "../components/openbao/leader";
 import { memberRevisions, rollOut, type RolloutOptions } from "../components/openbao/rollout";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";
 import { RUNBOOK_EVENTS } from "./support/fake-openbao-members";
+import { OPENBAO_VERSIONS, type OpenBaoVersion } from "./support/openbao-answers";
 
 // The rollout against an in-process API server that plays the StatefulSet controller and the
 // kubelet, with OpenBao's members behind the pod proxy (test/support/fake-openbao-*.ts).
@@ -14,8 +16,9 @@ const FAST: RolloutOptions = { memberTimeoutMs: 2000, pollMs: 1 };
 /** For the cases that must stop: short enough that the whole file stays fast. */
 const SHORT: RolloutOptions = { memberTimeoutMs: 150, pollMs: 1 };
 
-function world(replicas = 3, token: TokenSource = ROOT_SECRET) {
+function world(replicas = 3, token: TokenSource = ROOT_SECRET, version: OpenBaoVersion = "2.5.5") {
     const cluster = new FakeOpenBaoCluster(replicas);
+    cluster.bao.version = version;
     const members = openBaoMembers(cluster, { namespace: "vault-system", port: 8200, scheme: "http" }, token);
     return { cluster, members, bao: cluster.bao };
 }
@@ -228,5 +231,60 @@ describe("the rollout of OpenBao's OnDelete StatefulSet", { concurrency: true },
         assert.deepEqual(report.replaced, pods(0));
         assert.deepEqual(report.steppedDown, []);
         assert.ok(!bao.events.some((e) => e.startsWith("step-down")));
+    });
+});
+
+// OpenBao 2.6.0 (openbao/openbao dd957eaed3) omits a false is_self from sys/leader and performance_standby from sys/health.
+describe("the rollout against each supported OpenBao version's answers", { concurrency: true }, () => {
+    for (const version of OPENBAO_VERSIONS) {
+        test(`OpenBao ${version}: a standby reads as a healthy standby, the active member as the leader`, async () => {
+            const { cluster, members, bao } = world(3, ROOT_SECRET, version);
+            const standby = { initialized: true, sealed: false, standby: true, clusterId: bao.clusterId, version };
+            assert.deepEqual(await members.health("openbao-server-1"), standby);
+            assert.deepEqual(await members.leader("openbao-server-1"), {
+                isSelf: false,
+                leaderAddress: "http://openbao-server-0.openbao-server-internal:8200",
+            });
+            assert.deepEqual(await memberLook(members, "openbao-server-1"), { ok: { health: standby, isSelf: false } });
+            assert.equal((await members.leader("openbao-server-0")).isSelf, true);
+            assert.equal(await leaderOf(cluster, members, TARGET), "openbao-server-0");
+            // Between a step-down and the next election a standby knows no active member.
+            bao.leader = undefined;
+            assert.deepEqual(await members.leader("openbao-server-1"), { isSelf: false, leaderAddress: "" });
+            assert.equal(await leaderOf(cluster, members, TARGET), undefined);
+        });
+
+        test(`OpenBao ${version}: standbys first, highest ordinal first, then the leader after its step-down`, async () => {
+            const { cluster, members, bao } = world(3, ROOT_SECRET, version);
+            cluster.setTemplate("openbao-server-rev2");
+            const report = await rollOut(cluster, members, TARGET, FAST);
+            assert.deepEqual(cluster.deleted, pods(2, 1, 0));
+            assert.deepEqual(bao.events, RUNBOOK_EVENTS);
+            assert.deepEqual(report.steppedDown, ["openbao-server-0"]);
+            assert.equal(report.clusterId, bao.clusterId);
+            assert.deepEqual((await memberRevisions(cluster, TARGET))?.stale, []);
+        });
+
+        test(`OpenBao ${version}: with openbao-server-1 leading, 2 and 0 go first`, async () => {
+            const { cluster, members, bao } = world(3, ROOT_SECRET, version);
+            bao.leader = "openbao-server-1";
+            cluster.setTemplate("openbao-server-rev2");
+            await rollOut(cluster, members, TARGET, FAST);
+            assert.deepEqual(cluster.deleted, pods(2, 0, 1));
+        });
+    }
+
+    test("a sys/leader answer without ha_enabled (every version sends it), or with an is_self not a boolean, is refused", async () => {
+        const { members, bao } = world(3, ROOT_SECRET, "2.6.2");
+        bao.inject(/^openbao-server-1 GET sys\/leader$/, { status: 200, body: { is_self: false } });
+        await assert.rejects(
+            members.leader("openbao-server-1"),
+            /^MemberAnswerError: openbao-server-1: GET \/v1\/sys\/leader answered 200 without OpenBao's documented ha_enabled: \{"is_self":false\}$/,
+        );
+        bao.inject(/^openbao-server-1 GET sys\/leader$/, { status: 200, body: { ha_enabled: true, is_self: "false" } });
+        await assert.rejects(
+            members.leader("openbao-server-1"),
+            /openbao-server-1: GET \/v1\/sys\/leader answered 200 without OpenBao's documented is_self \(a boolean, absent when false\)/,
+        );
     });
 });

@@ -69,7 +69,17 @@ export const ADDONS: readonly AddonEntry[] = [
         chart: "grove-charts",
         source: publicRepository("oci://ghcr.io/ai-dynamo/grove", (p) => p.addons.groveOperator.repository),
         version: BUNDLE,
-        needs: [need(KAI_SCHEDULER, "NVIDIA's helmfile lists it in needs")],
+        // Grove's chart is not in NVIDIA/nvcf; its render with the bundle's values is, at the pinned commit
+        // (deploy/stacks/nvcf-compute-plane/testdata/golden/local/01-dependencies.yaml-grove-operator/grove-charts/templates):
+        // clusterrole.yaml lets the operator create and watch KAI's Topology objects, configmap-operator.yaml gives it a
+        // kai-scheduler profile and, with topologyAwareScheduling, its topology handling. Whether the operator starts
+        // without KAI's CRDs is in its source, which is not there either: kept.
+        needs: [
+            need(
+                KAI_SCHEDULER,
+                "its operator creates and watches KAI's Topology objects (kai.scheduler, in its ClusterRole) and places its pod gangs through the kai-scheduler profile of its config",
+            ),
+        ],
         enabled: (plane) => plane.addons.groveOperator.enabled,
         values: groveOperatorValues,
     },
@@ -93,7 +103,22 @@ export const ADDONS: readonly AddonEntry[] = [
         chart: "dynamo-platform",
         source: publicRepository("https://helm.ngc.nvidia.com/nvidia/ai-dynamo", (p) => p.addons.dynamoOperator.repository),
         version: BUNDLE,
-        needs: [need("grove-operator", "NVIDIA's helmfile lists it in needs")],
+        // Dynamo's chart is not in NVIDIA/nvcf; its render with the bundle's values is, at the pinned commit
+        // (.../01-dependencies.yaml-dynamo-operator/dynamo-platform/charts/dynamo-operator/templates): operator-config.yaml
+        // turns its Grove orchestrator on (global.grove: enabled, not installed), manager-rbac.yaml lets it create and watch
+        // grove.io PodCliqueSets. Grove's CRDs come from grove-operator's crd-installer init container (its deployment.yaml;
+        // whether the chart's crds/ holds them too, a render does not show): once that release is ready they are served.
+        // Whether the Dynamo operator starts without them is in its source, which is not in the repository: kept.
+        // Its ServiceMonitor and PodMonitor, left unset, are detected through .Capabilities (the comments of
+        // operator-servicemonitor.yaml and prometheus.yaml; the values' top-level metricsService is not the subchart's, and
+        // the render has neither). No compute-plane release serves monitoring.coreos.com; on the control plane's cluster its
+        // prometheus-operator-crds does, and no add-on waits for the control plane.
+        needs: [
+            need(
+                "grove-operator",
+                "the values turn on its Grove orchestrator: it creates and watches Grove's PodCliqueSets, whose CRDs grove-operator's init container applies when its pod starts",
+            ),
+        ],
         enabled: (plane) => plane.addons.dynamoOperator.enabled,
         values: dynamoOperatorValues,
     },

@@ -281,10 +281,24 @@ export const CATALOG: readonly CatalogEntry[] = [
         version: BUNDLE,
         source: NVCF,
         phase: "core",
-        // Not after ess-api (NVIDIA's helmfile): only its account-bootstrap hook reaches ess-api, through the API, when the
-        // account has registry credentials, on the first install; ess-api starts beside it after the same OpenBao and
-        // Cassandra, is ready first (75 s against 105 s), and the hook runs after the API is ready and retries for 10 minutes.
-        needs: [openbao, cassandra, nats("its NATS connection at boot is fatal when it fails"), callout],
+        // After ess-api: the account-bootstrap hook (deploy/helm/cloud-functions/nvcf-api/templates/account-bootstrap-hook-job.yaml,
+        // tag cloud-functions/v1.25.1) posts the default account with the account credential's registry credentials, which the
+        // API stores in ESS (RegistryCredentialEssService). Its script (scripts/account-bootstrap.sh) waits for the API's
+        // /health only and posts once; the Job (restartPolicy OnFailure, the default backoffLimit of 6, no
+        // activeDeadlineSeconds) reruns it after the kubelet's back-off: 10, 30, 70, 150 and 310 s after the first post, at
+        // most once more near 610 s. ess-api's startup probe (encrypted-secret-store/v1.7.2, ess-api/values.yaml) allows
+        // 10 + 180 x 5 = 910 s, so an ESS slow but within it fails the API's release: ready first (75 s against 105 s in
+        // the benchmark) is timing, not a guarantee.
+        needs: [
+            openbao,
+            cassandra,
+            nats("its NATS connection at boot is fatal when it fails"),
+            callout,
+            need(
+                "ess-api",
+                "its account-bootstrap hook creates the default account, whose registry credentials the API stores in ESS; the hook's retries (about 5 to 10 minutes) do not outlast ess-api's startup probe (910 s)",
+            ),
+        ],
         enabled: always,
         values: apiValues,
         service: { name: "api", port: 8080 },
@@ -493,7 +507,16 @@ export const CATALOG: readonly CatalogEntry[] = [
         source: NVCF,
         phase: "core",
         // Not after notary-service, api-keys or nvcf-ui (NVIDIA's helmfile): a route to a Service not ready yet is accepted and resolves when it is; it needs their namespaces (its ReferenceGrants go there), and the Gateways.
-        needs: [],
+        // After prometheus-operator-crds: deploy/helm/gateway-routes/chart/templates/podmonitor-{grpc,shared}.yaml (tag
+        // gateway-routes/v1.15.0) test .Capabilities.APIVersions.Has, so a render before the CRD is served drops both PodMonitors
+        // without an error, until the next upgrade. No other chart of either plane in NVIDIA/nvcf tests .Capabilities for an API
+        // another release installs. A need has no condition: it waits with metrics off too (the CRD chart is first and quick).
+        needs: [
+            need(
+                "prometheus-operator-crds",
+                "with global.observability.metrics its two Envoy PodMonitors render only when monitoring.coreos.com/v1/PodMonitor is served (.Capabilities.APIVersions.Has in templates/podmonitor-grpc.yaml and podmonitor-shared.yaml)",
+            ),
+        ],
         enabled: (cp) => cp.ingress.gatewayApi.enabled,
         values: gatewayRoutesValues,
         attachesToGateways: true,

@@ -1,8 +1,9 @@
 /**
  * What the program reads and writes of OpenBao and of NVIDIA's openbao chart: openbao/openbao
  * v2.5.5 (the version the chart pins: vault/logical_system.go, http/sys_seal.go,
- * http/sys_health.go, vault/mount.go) and NVIDIA/nvcf fadc0f81 (deploy/helm/openbao,
- * migrations/openbao). Every row is in docs/contracts.md.
+ * http/sys_health.go, vault/mount.go) through v2.6.2 (the answer shapes below mark what 2.6.0
+ * changed) and NVIDIA/nvcf fadc0f81 (deploy/helm/openbao, migrations/openbao). Every row is in
+ * docs/contracts.md.
  */
 
 /** openbao-server as the program reaches it: its first Raft member and the chart's root-token Secret. */
@@ -21,7 +22,7 @@ export const OPENBAO_API = {
     sealStatus: "sys/seal-status",
     /** With standbyok, sealedcode and uninitcode, every member answers 200 with `initialized`, `sealed`, `standby`, `cluster_id`. */
     health: "sys/health",
-    /** `is_self`, `leader_address`; 503 while sealed. */
+    /** `ha_enabled`, `is_self` (absent when false from 2.6.0), `leader_address`; 503 while sealed. */
     leader: "sys/leader",
     /** PUT, 204; a standby forwards it to the active member. */
     stepDown: "sys/step-down",
@@ -79,7 +80,7 @@ export const MEK_STORED_DATA: KvTarget = { mount: "services/all/kv", key: "encry
 export const NATS_CREDS: KvTarget = { mount: "services/all/kv", key: "nats/creds" };
 export const NATS_AUTH_CALLOUT_CREDS: KvTarget = { mount: "services/all/kv", key: "nats/auth-callout-creds" };
 
-/** `GET /v1/sys/seal-status` (SealStatusResponse, vault/logical_system.go). */
+/** `GET /v1/sys/seal-status` (SealStatusResponse, from 2.6.0 CoreSealStatusResponse, vault/logical_system.go). */
 export interface SealStatusAnswer {
     readonly type: string;
     readonly initialized: boolean;
@@ -89,23 +90,35 @@ export interface SealStatusAnswer {
     readonly progress: number;
     readonly nonce: string;
     readonly version: string;
-    readonly build_date: string;
+    /** Up to 2.5.x; 2.6.0 renamed it `commit_date`. */
+    readonly build_date?: string;
+    /** From 2.6.0. */
+    readonly commit_date?: string;
     readonly migration: boolean;
     readonly cluster_name?: string;
     readonly cluster_id?: string;
     readonly recovery_seal: boolean;
     readonly recovery_seal_type?: string;
     readonly storage_type?: string;
+    /** Never set by the server (2.5.5 to 2.6.2). */
     readonly warnings?: readonly string[];
 }
 
-/** `GET /v1/sys/leader` (LeaderResponse, vault/logical_system.go): no `performance_standby` in OpenBao. */
+/**
+ * `GET /v1/sys/leader` (LeaderResponse, vault/logical_system.go): no `performance_standby` in
+ * OpenBao. From 2.6.0 every field but `ha_enabled` is omitempty (omitzero for `active_time`),
+ * and an answer without HA is `ha_enabled` alone.
+ */
 export interface LeaderAnswer {
     readonly ha_enabled: boolean;
-    readonly is_self: boolean;
+    /** Absent from 2.6.0 when false: a standby's answer has none. */
+    readonly is_self?: boolean;
+    /** 2.5.5 sends a standby's as 0001-01-01T00:00:00Z; 2.6.0 omits it. */
     readonly active_time?: string;
-    readonly leader_address: string;
-    readonly leader_cluster_address: string;
+    /** Absent from 2.6.0 when empty (a standby that knows no active member). */
+    readonly leader_address?: string;
+    /** Absent from 2.6.0 when empty. */
+    readonly leader_cluster_address?: string;
     readonly raft_committed_index?: number;
     readonly raft_applied_index?: number;
 }
@@ -115,12 +128,14 @@ export interface HealthAnswer {
     readonly initialized: boolean;
     readonly sealed: boolean;
     readonly standby: boolean;
-    readonly performance_standby: boolean;
+    /** Always false in 2.5.5; gone from 2.6.0. */
+    readonly performance_standby?: boolean;
     readonly replication_performance_mode: string;
     readonly replication_dr_mode: string;
     readonly server_time_utc: number;
     readonly version: string;
     readonly cluster_name?: string;
     readonly cluster_id?: string;
+    /** Never set by 2.5.5's server; gone from 2.6.0. */
     readonly last_wal?: number;
 }

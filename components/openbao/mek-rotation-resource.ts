@@ -6,12 +6,12 @@ import { connect } from "../../lib/kubernetes/connect";
 import type { KubeSecrets } from "../../lib/cluster-access/reach";
 import type { OpenBaoReach } from "./access";
 import { kvDataPath, kvName, readKv } from "./kv-credential";
-import { readMek, rotateMek, uuidV1 } from "./mek";
+import { kidOfRotation, readMek, rotateMek, rotationKid } from "./mek";
 import type { OpenBaoMembers } from "./members";
 import { restartReaders, type CredentialReader } from "./readers";
 import { activeMember } from "./leader";
 
-/** The kv-v2 custom metadata key that says which rotation the stored keys are the result of. */
+/** The kv-v2 custom metadata key that says which rotation the stored keys are the result of, written once its key is read back. */
 export const MEK_ROTATION_MARK = "nvcf-self-managed-mek-rotation";
 
 export interface MekRotationInputs extends OpenBaoReach {
@@ -42,10 +42,12 @@ const WHAT = "the MEK rotation";
 /**
  * NVIDIA's MEK rotation runbook as a resource: with a higher `rotation`, a new key is put first in
  * `keys` and in `private_jwks` and made current; every old key stays, since NEKs and data written
- * before are decrypted by their kid. The write is a check-and-set on the version read, and a mark
- * in the secret's custom metadata says which rotation it made, so a rerun after a stop does not
- * add another key. Then ESS, api-keys and nvcf-api are restarted (their pods read the keys when
- * they start) and must roll out: ESS refuses to start on a key set it cannot use.
+ * before are decrypted by their kid. The write is a check-and-set on the version read. kv-v2 takes
+ * the rotation's mark in the secret's custom metadata only in a second call, so the new key's kid
+ * also names its rotation: a rerun after a stop between the two (or a lost answer to the first)
+ * finds that key and writes only the mark, and never adds another. Then ESS, api-keys and
+ * nvcf-api are restarted (their pods read the keys when they start) and must roll out: ESS
+ * refuses to start on a key set it cannot use.
  */
 export class MekRotationProvider implements pulumi.dynamic.ResourceProvider<MekRotationInputs, MekRotationOutputs> {
     private secrets: KubeSecrets = {};
@@ -120,21 +122,33 @@ export class MekRotationProvider implements pulumi.dynamic.ResourceProvider<MekR
         let mek = checked(stored.data);
         const mark = Number(stored.customMetadata?.[MEK_ROTATION_MARK] ?? 0);
         if (inputs.rotation > mark) {
-            const kid = uuidV1((this.options.now ?? (() => new Date()))());
-            const next = rotateMek(mek.data, kid);
-            // Check-and-set on the version read: a concurrent writer makes this fail instead of losing a key.
-            await members.write(leader, kvDataPath(MEK_STORED_DATA), { options: { cas: stored.version }, data: next });
-            await members.write(leader, kvMetadataPath(MEK_STORED_DATA), {
-                custom_metadata: { ...stored.customMetadata, [MEK_ROTATION_MARK]: String(inputs.rotation) },
-            });
-            stored = await readKv(members, leader, MEK_STORED_DATA);
-            const after = readMek(stored!.data);
-            const lost = mek.kids.filter((k) => !after.kids.includes(k));
-            if (after.data.current_kid !== kid || lost.length > 0) {
-                throw new Error(`${WHAT}: ${kvName(MEK_STORED_DATA)} read back does not hold the new key first and every old one`);
+            // A run that stopped after its key write and before the mark (or lost the write's answer) left its key,
+            // which names the rotation: only the mark is left to write.
+            const written = kidOfRotation(mek.kids, inputs.rotation);
+            if (written) {
+                this.say(
+                    `${WHAT}: ${written}, the key of rotation ${inputs.rotation}, was written by a run that stopped before marking it`,
+                );
+            } else {
+                const kid = rotationKid((this.options.now ?? (() => new Date()))(), inputs.rotation);
+                const next = rotateMek(mek.data, kid);
+                // Check-and-set on the version read: a concurrent writer makes this fail instead of losing a key.
+                await members.write(leader, kvDataPath(MEK_STORED_DATA), { options: { cas: stored.version }, data: next });
+                stored = await readKv(members, leader, MEK_STORED_DATA);
+                const after = readMek(stored!.data);
+                const lost = mek.kids.filter((k) => !after.kids.includes(k));
+                if (after.data.current_kid !== kid || lost.length > 0) {
+                    throw new Error(`${WHAT}: ${kvName(MEK_STORED_DATA)} read back does not hold the new key first and every old one`);
+                }
+                this.say(`${WHAT}: ${kid} is the current MEK; ${mek.kids.length} older key(s) kept (rotation ${inputs.rotation})`);
+                mek = after;
             }
-            this.say(`${WHAT}: ${kid} is the current MEK; ${mek.kids.length} older key(s) kept (rotation ${inputs.rotation})`);
-            mek = after;
+            // Last, once a key set read from OpenBao holds the rotation's key, so a mark never stands for a key that is not
+            // there. kv-v2 keeps custom metadata across data writes and replaces all of it on a metadata write, so the
+            // other entries read are sent along.
+            await members.write(leader, kvMetadataPath(MEK_STORED_DATA), {
+                custom_metadata: { ...stored!.customMetadata, [MEK_ROTATION_MARK]: String(inputs.rotation) },
+            });
         }
         const restarted = await restartReaders(kube, inputs.readers, stored!.createdTime, {
             what: WHAT,

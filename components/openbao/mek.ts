@@ -39,6 +39,30 @@ export function uuidV1(now: Date, random: Buffer = crypto.randomBytes(8)): strin
     return `${low}-${mid}-${high}-${seq.toString(16).padStart(4, "0")}-${node.toString("hex")}`;
 }
 
+/**
+ * The node ID of the kid rotation `rotation` adds, derived from the rotation number alone (a
+ * generator may choose the node; the multicast bit says it is no MAC address). kv-v2's data write
+ * cannot also write the rotation's mark (custom metadata has its own endpoint), so the key carries
+ * which rotation made it: a rerun after a stop between the two writes finds it in the key set.
+ * ESS reads only a kid's version and time (CryptoProperties.java), so it sees an ordinary kid.
+ */
+function rotationNode(rotation: number): Buffer {
+    const node = crypto.createHash("sha256").update(`nvcf-self-managed MEK rotation ${rotation}`).digest().subarray(0, 6);
+    node[0] |= 0x01;
+    return node;
+}
+
+/** The kid of the key rotation `rotation` adds: a version 1 UUID of `now`, its node naming the rotation. */
+export function rotationKid(now: Date, rotation: number, clockSeq: Buffer = crypto.randomBytes(2)): string {
+    return uuidV1(now, Buffer.concat([clockSeq.subarray(0, 2), rotationNode(rotation)]));
+}
+
+/** The kid among `kids` that rotation `rotation` added, if one did. */
+export function kidOfRotation(kids: readonly string[], rotation: number): string | undefined {
+    const node = rotationNode(rotation).toString("hex");
+    return kids.find((kid) => /^[0-9a-f]{8}-[0-9a-f]{4}-1[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(kid) && kid.endsWith(`-${node}`));
+}
+
 /** A new 256-bit key as encryption_setup.sh's generate_jwk makes it. */
 export function newJwk(kid: string, key: Buffer = crypto.randomBytes(32)): OctJwk {
     return { kty: "oct", use: "enc", kid, k: key.toString("base64url"), alg: "A256GCM" };

@@ -127,8 +127,13 @@ export function podProxyMembers(kube: Kube, endpoint: MemberEndpoint, token: () 
             const res = await call(pod, "GET", OPENBAO_API.leader, false);
             const b = object(res);
             if (res.status !== 200 || !b) throw bad(pod, "GET", OPENBAO_API.leader, res);
-            if (typeof b.is_self !== "boolean") throw bad(pod, "GET", OPENBAO_API.leader, res, "OpenBao's documented is_self");
-            return { isSelf: b.is_self, leaderAddress: typeof b.leader_address === "string" ? b.leader_address : "" };
+            // ha_enabled is the one field every version sends; it tells a leader answer from any other body.
+            if (typeof b.ha_enabled !== "boolean") throw bad(pod, "GET", OPENBAO_API.leader, res, "OpenBao's documented ha_enabled");
+            // From 2.6.0 is_self is omitempty: a standby's answer has none, which is false.
+            if (b.is_self !== undefined && typeof b.is_self !== "boolean") {
+                throw bad(pod, "GET", OPENBAO_API.leader, res, "OpenBao's documented is_self (a boolean, absent when false)");
+            }
+            return { isSelf: b.is_self === true, leaderAddress: typeof b.leader_address === "string" ? b.leader_address : "" };
         },
         async stepDown(pod) {
             const res = await call(pod, "PUT", OPENBAO_API.stepDown, true);

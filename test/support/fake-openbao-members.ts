@@ -1,5 +1,5 @@
-import { OPENBAO_API, type LeaderAnswer } from "../../components/contracts/openbao";
-import { healthAnswer, sealStatusAnswer } from "./openbao-answers";
+import { OPENBAO_API } from "../../components/contracts/openbao";
+import { healthAnswer, leaderAnswer, sealStatusAnswer, type OpenBaoVersion } from "./openbao-answers";
 
 /**
  * OpenBao's members as its HTTP API documents them, for exactly the endpoints the rollout and the
@@ -11,7 +11,7 @@ import { healthAnswer, sealStatusAnswer } from "./openbao-answers";
  * unseals it after a few looks unless told it stays sealed; then it rejoins Raft, first as a
  * non-voter. For the unit suite, which runs without the end-to-end tools and needs answers a real
  * server cannot be made to give; test/openbao-answers.test.ts holds its answers to a recording of
- * the real OpenBao 2.5.5.
+ * the real OpenBao 2.5.5, and its 2.6.2 answers (`version`) to what 2.6.0 changed.
  */
 
 export interface FakeAnswer {
@@ -62,6 +62,8 @@ export const RUNBOOK_EVENTS = [
 export class FakeOpenBaoMembers {
     readonly rootToken = "root-token";
     readonly clusterId = "c0ffee00-0000-4000-8000-000000000001";
+    /** The release whose seal status, health and leader answers it gives (test/support/openbao-answers.ts). */
+    version: OpenBaoVersion = "2.5.5";
     leader: string | undefined;
     /** What happened, in order: `restart <pod>`, `unsealed <pod>`, `step-down <pod>`, `leader <pod>`. */
     readonly events: string[] = [];
@@ -133,21 +135,20 @@ export class FakeOpenBaoMembers {
         if (!m) return { status: 404, body: { errors: [] } };
         if (method === "GET" && path === OPENBAO_API.health) return this.health(pod, m, new URLSearchParams(query));
         if (method === "GET" && path === OPENBAO_API.sealStatus) {
-            const body = sealStatusAnswer({ sealed: m.sealed, cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId });
+            const body = sealStatusAnswer({ sealed: m.sealed, cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId }, this.version);
             return { status: 200, body };
         }
         if (m.sealed) return { status: 503, body: { errors: ["Vault is sealed"] } };
         if (method === "GET" && path === OPENBAO_API.leader) {
-            const body: LeaderAnswer = {
-                ha_enabled: true,
-                is_self: this.leader === pod,
-                active_time: "2026-12-01T00:00:00Z",
-                leader_address: this.leader ? `http://${this.leader}.openbao-server-internal:8200` : "",
-                leader_cluster_address: this.leader ? `https://${this.leader}.openbao-server-internal:8201` : "",
-                raft_committed_index: 42,
-                raft_applied_index: 42,
+            const state = {
+                isSelf: this.leader === pod,
+                leaderAddress: this.leader ? `http://${this.leader}.openbao-server-internal:8200` : "",
+                leaderClusterAddress: this.leader ? `https://${this.leader}.openbao-server-internal:8201` : "",
+                activeTime: "2026-12-01T00:00:00Z",
+                raftCommittedIndex: 42,
+                raftAppliedIndex: 42,
             };
-            return { status: 200, body };
+            return { status: 200, body: leaderAnswer(state, this.version) };
         }
         if (token !== this.rootToken) return { status: 403, body: { errors: ["permission denied"] } };
         if ((method === "PUT" || method === "POST") && path === OPENBAO_API.stepDown) {
@@ -227,7 +228,7 @@ export class FakeOpenBaoMembers {
                   ? code("activecode", 200)
                   : code("standbycode", 429)
               : code("activecode", 200);
-        const body = healthAnswer({ sealed: m.sealed, standby, cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId });
+        const body = healthAnswer({ sealed: m.sealed, standby, cluster_name: "vault-cluster-e2e", cluster_id: m.clusterId }, this.version);
         return { status, body };
     }
 
