@@ -40,9 +40,6 @@ export interface GrantRevocationOutputs extends GrantRevocationInputs {
     readonly remaining: string[];
 }
 
-/** How many times the lists are read after the deletes before a grant still named is an error. */
-const CONSISTENCY_LOOKS = 10;
-
 export interface RevocationProviderOptions {
     readonly retryDelayMs?: number;
 }
@@ -106,17 +103,11 @@ export class GrantRevocationProvider implements pulumi.dynamic.ResourceProvider<
         const { endpoint, token } = await this.connect(inputs);
         // Each delete is idempotent, so a run that failed after some of them completes on the next.
         for (const object of ADMIN_ISSUER_GRANT) await deleteObject(endpoint, token, object);
-        // OpenBao 2.5's standbys answer reads from their own copy (horizontal read scalability),
-        // which lags the active member's deletes for a moment: look again before calling it a failure.
-        let remaining = await remainingGrant(endpoint, token);
-        for (let look = 1; remaining.length > 0 && look < CONSISTENCY_LOOKS; look++) {
-            await new Promise((r) => setTimeout(r, this.retryDelayMs));
-            remaining = await remainingGrant(endpoint, token);
-        }
+        // The chart sets disable_standby_reads: a standby forwards the lists to the active member,
+        // which has applied the deletes, so one look tells.
+        const remaining = await remainingGrant(endpoint, token);
         if (remaining.length > 0) {
-            throw new Error(
-                `the admin issuer proxy's grant is still in OpenBao after its deletion (looked ${CONSISTENCY_LOOKS} times): ${remaining.join(", ")}`,
-            );
+            throw new Error(`the admin issuer proxy's grant is still in OpenBao after its deletion: ${remaining.join(", ")}`);
         }
         return { ...inputs, revoked: ADMIN_ISSUER_GRANT.map((o) => o.path), remaining: [] };
     }

@@ -45,8 +45,8 @@ export interface KvCredentialProviderOptions {
 /**
  * A credential NVIDIA's OpenBao migrations write only when absent, kept equal to the stack file:
  * the runbook's rotation (`bao kv put`, then `kubectl rollout restart`) as a resource. Create and
- * update write each place that holds another value (at the active member, so the read-back is not
- * a standby's lagging copy), read it back, then restart every reader whose pods started before the
+ * update write each place that holds another value (at the active member: a standby would only
+ * forward the request there, the chart sets disable_standby_reads), read it back, then restart every reader whose pods started before the
  * current version was written and wait for its rollout. Every step looks before it acts, so a run
  * stopped half-way finishes on the next. Delete leaves the credential: OpenBao goes with the stack.
  */

@@ -44,8 +44,8 @@ export async function leaderOf(kube: Kube, members: OpenBaoMembers, target: Roll
 }
 
 /**
- * The members and the one that leads, for a provider that writes (a write at the active member
- * is read back from its own copy, not a standby's lagging one); `what` starts the message when
+ * The members and the one that leads, for a provider that writes (writes go to the active
+ * member; a standby would only forward them, the chart sets disable_standby_reads); `what` starts the message when
  * none leads, which says nothing was written.
  */
 export async function activeMember(

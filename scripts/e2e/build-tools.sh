@@ -8,7 +8,8 @@
 #   (its jars, from Maven Central, run with the machine's Java) with cqlsh (from PyPI), the database
 #   of NVIDIA's cassandra chart and the client of its hooks, and the CRDs
 #   of the objects the program reads and writes (crds/: NVCA's NVCFBackend, Gateway API's
-#   experimental channel, Kyverno's ClusterPolicy), copied from their sources, never written here.
+#   experimental channel, Kyverno's ClusterPolicy) with the openbao chart's values (crds/openbao/:
+#   the suite's OpenBao runs the chart's server config), copied from their sources, never written here.
 # The proxy serves neither the language host's module nor OpenBao's main module, so each is built
 # from a checkout of its repository given at run time (a git directory, bare or not), with every
 # dependency from the module proxy:
@@ -313,6 +314,10 @@ fetch_crds() {
   cp "$GW"/config/crd/experimental/gateway.networking.k8s.io_*.yaml "$T/gateway-api/"
   KY=$(moddl "github.com/kyverno/kyverno@v$KYVERNO_VERSION" Dir)
   cp "$KY/config/crds/kyverno/kyverno.io_clusterpolicies.yaml" "$T/kyverno/"
+  # The openbao chart's values: the suite's OpenBao members run with its server config.
+  mkdir -p "$W/openbao" "$T/openbao"
+  nvcf_tree deploy/helm/openbao/helm "$W/openbao"
+  cp "$W/openbao/values.yaml" "$T/openbao/values.yaml"
   chmod -R u+w "$T"
   rm -rf "$BIN/crds"; mv "$T" "$BIN/crds"
 }
@@ -456,6 +461,8 @@ main() {
       jwt-plugin | crds)
         local bin=vault-plugin-secrets-jwt fn=build_jwt_plugin
         [ "$t" = crds ] && bin=crds fn=fetch_crds
+        # Upstream files fetched before they held the openbao chart's values: fetched again.
+        if [ "$t" = crds ] && [ -n "$NVCF_SOURCE" ] && [ ! -e "$BIN/crds/openbao/values.yaml" ]; then rm -rf "$BIN/crds"; fi
         if [ -n "$NVCF_SOURCE" ]; then
           run_build "$t" "$bin" "$fn"
         elif [ ! -e "$BIN/$bin" ]; then

@@ -28,7 +28,7 @@ export interface Tools {
     readonly natsServer: string;
     /** NVIDIA's JWT secrets plugin, as its OpenBao image carries it (built from an NVIDIA/nvcf checkout). */
     readonly jwtPlugin: string;
-    /** The upstream CRDs (nvca/, gateway-api/, kyverno/) the suite's API server gets, never hand-written ones. */
+    /** The upstream files the suite loads, never hand-written ones: CRDs (nvca/, gateway-api/, kyverno/) and the openbao chart's values (openbao/). */
     readonly crds: string;
     /** Cassandra's jars (`lib/`), the version NVIDIA's cassandra image is built on, run with this machine's Java. */
     readonly cassandra: string;
@@ -65,7 +65,10 @@ export function findTools(): { tools?: Tools; missing: string; present: boolean 
     const needed = process.env.E2E_KUBECONFIG
         ? (["bin", "pulumi", "kubernetesProvider", "languageHost", "helm"] as const)
         : (Object.keys(wanted) as (keyof Tools)[]);
-    const missing = needed.filter((k) => !wanted[k] || !fs.existsSync(wanted[k]!));
+    // The upstream files of a cache built before they held the openbao chart's values count as missing (rebuilt by the script).
+    const has = (k: keyof Tools) =>
+        !!wanted[k] && fs.existsSync(k === "crds" ? path.join(wanted[k]!, "openbao", "values.yaml") : wanted[k]!);
+    const missing = needed.filter((k) => !has(k));
     const present = needed.some((k) => wanted[k] && fs.existsSync(wanted[k]!));
     if (missing.length > 0) {
         const hint = [

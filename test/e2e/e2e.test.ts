@@ -24,7 +24,7 @@ import { CATALOG, REGISTRATION_NEEDS } from "../../components/catalog/control-pl
 import { releaseDependencies } from "../../components/control-plane/ordering";
 import { FakeControlPlane } from "../support/fake-icms";
 import { HookKubelet } from "./hook-kubelet";
-import { BaoCluster } from "./real-openbao";
+import { BaoCluster, openbaoChartConfig } from "./real-openbao";
 import { migration10, NVCF_API_JWT_MOUNT } from "./openbao-migrations";
 import { ADMIN_ISSUER_GRANT_PATHS } from "../../components/contracts/openbao";
 import { HELM_FIELD_MANAGER } from "../../components/contracts/helm";
@@ -205,7 +205,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         // Nothing is created by hand: the stack owns the Envoy Gateway namespace with ingress.gatewayApi.install.
         await fake.start();
         // One member is enough here: the stack reaches OpenBao at an address (openbaoAccess), not through its pods.
-        openbao = new BaoCluster(tools!.bao, path.join(work, "bao"), 1, tools!.jwtPlugin);
+        openbao = new BaoCluster(tools!.bao, path.join(work, "bao"), openbaoChartConfig(tools!.crds), 1, tools!.jwtPlugin);
         await openbao.boot();
         // The charts' test Pods: the invocation service's and the function autoscaler's, both in nvcf.
         hooks = new HookKubelet(kube, ["nvcf"]);

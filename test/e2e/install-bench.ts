@@ -26,7 +26,7 @@ import { DelayedKubelet } from "./delayed-kubelet";
 import { OciRegistry } from "./oci-registry";
 import { userCheckout, type PulumiCli } from "./pulumi-cli";
 import { FakeControlPlane } from "../support/fake-icms";
-import { BaoCluster } from "./real-openbao";
+import { BaoCluster, openbaoChartConfig } from "./real-openbao";
 import { CHARTS } from "./stack-config";
 import type { InstallBenchOptions } from "./install-bench-cli";
 
@@ -182,7 +182,7 @@ async function timed(f: () => Promise<unknown>): Promise<number> {
  */
 async function withDevStack<T>(setup: Setup, kubeconfig: string, use: (cli: PulumiCli, stackFile: string) => Promise<T>): Promise<T> {
     const work = fs.mkdtempSync(path.join(setup.work, "pulumi-"));
-    const bao = new BaoCluster(setup.tools.bao, path.join(work, "bao"), 1, setup.tools.jwtPlugin);
+    const bao = new BaoCluster(setup.tools.bao, path.join(work, "bao"), openbaoChartConfig(setup.tools.crds), 1, setup.tools.jwtPlugin);
     await bao.boot();
     try {
         const config = {

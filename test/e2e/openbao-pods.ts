@@ -4,7 +4,7 @@ import { OPENBAO } from "../../components/contracts/openbao";
 import type { Kube } from "./cluster";
 import { OpenBaoKubelet } from "./openbao-kubelet";
 import { podNetwork } from "./pod-network";
-import { BaoCluster } from "./real-openbao";
+import { BaoCluster, openbaoChartConfig } from "./real-openbao";
 import type { Tools } from "./cluster";
 
 /**
@@ -53,7 +53,7 @@ export class OpenBaoPods {
         namespace: string,
         private readonly podIp: string,
     ) {
-        this.bao = new BaoCluster(tools.bao, path.join(dir, "bao"), 3, tools.jwtPlugin);
+        this.bao = new BaoCluster(tools.bao, path.join(dir, "bao"), openbaoChartConfig(tools.crds), 3, tools.jwtPlugin);
         this.kubelet = new OpenBaoKubelet(kube, { names: this.bao.names, restart: (name) => this.restart(name) }, namespace, podIp);
     }
 

@@ -3,8 +3,51 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import * as path from "node:path";
+import { parse as parseYaml } from "yaml";
 import { stopProcess, stopWithThisProcess } from "./cluster";
 import { firstMigrations, JWT_PLUGIN, registerJwtPlugin, type BaoCall } from "./openbao-migrations";
+
+/**
+ * The server config NVIDIA's openbao chart gives its members (`openbao.server.ha.raft.config` of
+ * deploy/helm/openbao/helm/values.yaml, copied by scripts/e2e/build-tools.sh into the upstream
+ * files' `openbao/values.yaml`): `disable_standby_reads = true` among it, so standbys forward
+ * every request to the active member, as in the bundle.
+ */
+export function openbaoChartConfig(upstreamDir: string): string {
+    const file = path.join(upstreamDir, "openbao", "values.yaml");
+    // The upstream openbao chart is a subchart there: its values sit under `openbao`.
+    const values = parseYaml(fs.readFileSync(file, "utf8")) as { openbao?: { server?: { ha?: { raft?: { config?: unknown } } } } };
+    const config = values.openbao?.server?.ha?.raft?.config;
+    if (typeof config !== "string") throw new Error(`${file}: no openbao.server.ha.raft.config`);
+    return config;
+}
+
+/**
+ * The chart's config for one member on loopback. Only what cannot hold outside a pod changes:
+ * the data path and the listener's addresses; the retry_join blocks name the pods' DNS names (the
+ * members join explicitly here, as deploy.sh does); the kubernetes service registration needs an
+ * in-cluster API; the plugin directory is this run's. The addresses the chart's StatefulSet gives
+ * through the environment (api_addr, cluster_addr) are added, and disable_mlock (no IPC_LOCK
+ * here). A chart whose config no longer has the lines replaced fails here, naming the line.
+ */
+export function memberConfig(chart: string, member: { name: string; host: string; data: string; pluginDir?: string }): string {
+    let text = chart.replace(/^\s*retry_join\s*\{[^}]*\}\s*$/gm, "").replace(/^\s*service_registration\s+"kubernetes"\s*\{\s*\}\s*$/m, "");
+    const replace = (pattern: RegExp, line: string, what: string) => {
+        if (!pattern.test(text)) throw new Error(`the openbao chart's server config has no ${what} line`);
+        text = text.replace(pattern, line);
+    };
+    replace(/^(\s*)path\s*=.*$/m, `$1path    = "${member.data}"\n$1node_id = "${member.name}"`, "storage path");
+    replace(/^(\s*)address\s*=.*$/m, `$1address = "${member.host}:8200"`, "listener address");
+    replace(/^(\s*)cluster_address\s*=.*$/m, `$1cluster_address = "${member.host}:8201"`, "listener cluster_address");
+    replace(/^(\s*)plugin_directory\s*=.*$/m, member.pluginDir ? `$1plugin_directory = "${member.pluginDir}"` : "", "plugin_directory");
+    return [
+        text,
+        `api_addr      = "http://${member.host}:8200"`,
+        `cluster_addr  = "https://${member.host}:8201"`,
+        `disable_mlock = true`,
+        "",
+    ].join("\n");
+}
 
 /** For the calls that wait on a Raft election (init, join, unseal), which may take up to twice the 5 s heartbeat timeout. */
 const SLOW_CALL_MS = 60_000;
@@ -29,9 +72,14 @@ export class BaoCluster {
     private readonly procs = new Map<string, ChildProcess>();
     private readonly pluginDir: string;
 
+    /**
+     * `chartConfig`: the openbao chart's server config (openbaoChartConfig), which every member
+     * runs with its loopback addresses.
+     */
     constructor(
         private readonly bin: string,
         private readonly dir: string,
+        private readonly chartConfig: string,
         members = 3,
         private readonly jwtPlugin?: string,
     ) {
@@ -183,26 +231,9 @@ export class BaoCluster {
         const data = path.join(this.dir, name);
         fs.mkdirSync(data, { recursive: true });
         const config = path.join(this.dir, `${name}.hcl`);
-        // The chart's server config, on loopback: Raft storage, a plain-HTTP listener on 8200 (tls_disable), cluster port 8201.
         fs.writeFileSync(
             config,
-            [
-                `storage "raft" {`,
-                `  path    = "${data}"`,
-                `  node_id = "${name}"`,
-                `}`,
-                `listener "tcp" {`,
-                `  address         = "${host}:8200"`,
-                `  cluster_address = "${host}:8201"`,
-                `  tls_disable     = 1`,
-                `}`,
-                `api_addr      = "http://${host}:8200"`,
-                `cluster_addr  = "https://${host}:8201"`,
-                `disable_mlock = true`,
-                ...(this.jwtPlugin ? [`plugin_directory = "${this.pluginDir}"`] : []),
-                `ui            = false`,
-                "",
-            ].join("\n"),
+            memberConfig(this.chartConfig, { name, host, data, ...(this.jwtPlugin ? { pluginDir: this.pluginDir } : {}) }),
         );
         const out = fs.openSync(path.join(this.dir, `${name}.log`), "a");
         const p = stopWithThisProcess(spawn(this.bin, ["server", `-config=${config}`], { stdio: ["ignore", out, out] }));

@@ -26,9 +26,9 @@ async function record(out: string): Promise<void> {
     const { tools, missing } = findTools();
     if (!tools) throw new Error(`record:openbao needs bao and the JWT plugin: ${missing}`);
     // Loaded here, not for --help: the real cluster's module loads the Kubernetes client.
-    const { BaoCluster } = await import("./real-openbao");
+    const { BaoCluster, openbaoChartConfig } = await import("./real-openbao");
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-record-openbao-"));
-    const bao = new BaoCluster(tools.bao, dir, 3, tools.jwtPlugin);
+    const bao = new BaoCluster(tools.bao, dir, openbaoChartConfig(tools.crds), 3, tools.jwtPlugin);
     const answers: Record<string, RecordedAnswer> = {};
     try {
         await bao.boot();

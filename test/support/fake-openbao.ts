@@ -20,13 +20,8 @@ export class FakeOpenBao {
         ["services/nvcf-api/jwt/roles", new Set()],
     ]);
     readonly requests: { method: string; path: string; token?: string }[] = [];
-    /**
-     * How many lists still show an object after its delete, as a standby of OpenBao 2.5 does
-     * (horizontal read scalability: standbys answer reads from their own copy, which lags the
-     * active member's writes); Infinity: a delete that never takes.
-     */
-    staleLists = 0;
-    private readonly ghosts = new Map<string, Set<string>>();
+    /** Deletes answered 204 that take no effect (a grant something puts back at once). */
+    deletesIgnored = false;
     /** Requests to answer with an error status, by `METHOD path` pattern. */
     private faults: { match: RegExp; status?: number; hang?: boolean; times: number }[] = [];
     private server?: http.Server;
@@ -40,8 +35,7 @@ export class FakeOpenBao {
         this.sealed = false;
         this.requests.length = 0;
         this.faults = [];
-        this.staleLists = 0;
-        this.ghosts.clear();
+        this.deletesIgnored = false;
         for (const names of this.store.values()) names.clear();
         this.store.get(OPENBAO_API.aclPolicies)!.add("default").add("root");
     }
@@ -94,12 +88,10 @@ export class FakeOpenBao {
         const names = this.store.get(mount)!;
         const name = path.slice(mount.length + 1);
         if (listing && method === "GET" && name === "") {
-            const seen = new Set([...names, ...(this.staleLists > 0 ? (this.ghosts.get(mount) ?? []) : [])]);
-            if (this.staleLists > 0) this.staleLists--;
-            return seen.size === 0 ? reply(404, { errors: [] }) : reply(200, { data: { keys: [...seen].sort() } });
+            return names.size === 0 ? reply(404, { errors: [] }) : reply(200, { data: { keys: [...names].sort() } });
         }
         if (method === "DELETE" && name) {
-            if (names.delete(name) && this.staleLists > 0) this.ghosts.set(mount, (this.ghosts.get(mount) ?? new Set()).add(name));
+            if (!this.deletesIgnored) names.delete(name);
             return reply(204);
         }
         if ((method === "POST" || method === "PUT") && name) {
