@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { PROJECT, SECRET_KEYS, SecretKey, STRUCTURED_KEYS } from "./keys";
-import type { ConfigProblem } from "./errors";
+import { PROJECT, SECRET_KEYS, SecretKey, STRUCTURED_KEYS } from "./model/keys";
+import type { ConfigProblem } from "./model/errors";
 import { secretFormProblems } from "./secret-forms";
 import { ParseOptions, parseSettings, RawConfig, Settings } from "./settings";
 import { unsetSettingWarnings } from "./unset-warnings";

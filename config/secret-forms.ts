@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
-import { ConfigProblem, keyPath } from "./errors";
-import { PROJECT, SecretKey } from "./keys";
+import { ConfigProblem, keyPath } from "./model/errors";
+import { PROJECT, SecretKey } from "./model/keys";
 
 /**
  * The forms of the secret keys, checked on their text before anything is declared. A problem

@@ -1,11 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { ConfigError, ConfigProblem, problemsFromIssues, unknownKeyMessage } from "./errors";
-import { PROJECT, SECRET_KEYS, SecretKey, type Settings, STRUCTURED_KEYS, StructuredKey, structuredSettingsSchema } from "./keys";
+import { ConfigError, ConfigProblem, problemsFromIssues, unknownKeyMessage } from "./model/errors";
+import { PROJECT, SECRET_KEYS, SecretKey, type Settings, STRUCTURED_KEYS, StructuredKey, structuredSettingsSchema } from "./model/keys";
 import { crossKeyProblems, plaintextSecretProblems } from "./rules";
-import { bundleProblems } from "./bundle-schema";
+import { bundleProblems } from "./model/bundle-schema";
 
-export type { Settings } from "./keys";
+export type { Settings } from "./model/keys";
 
 /** What the program read from stack config, before parsing. */
 export interface RawConfig {

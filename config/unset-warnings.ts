@@ -1,6 +1,6 @@
-import { BUNDLE_BASE } from "./bundle-base";
-import { isPlainObject } from "./deep-merge";
-import { PROJECT } from "./project";
+import { BUNDLE_BASE } from "./model/bundle-base";
+import { isPlainObject } from "./model/deep-merge";
+import { PROJECT } from "./model/project";
 import type { RawConfig } from "./settings";
 
 /**

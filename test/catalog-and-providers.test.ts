@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { CATALOG, OPENBAO, serviceAddress } from "../components/catalog/control-plane";
 import { UI_COMPONENTS } from "../components/catalog/control-plane-values/addons";
 import { changedInputs, secretConfig } from "../components/dynamic/base";
-import { controlPlaneSchema } from "../config/schema";
+import { controlPlaneSchema } from "../config/model/schema";
 
 const cp = controlPlaneSchema.parse({ observability: { namespace: "metrics" } });
 

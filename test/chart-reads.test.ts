@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { before, describe, test } from "node:test";
-import { deepMerge, type Plain } from "../config/deep-merge";
+import { deepMerge, type Plain } from "../config/model/deep-merge";
 import { isRead, type Read } from "../scripts/parity/template-reads";
 import { CHART_SOURCES, type ChartReadsFile } from "../scripts/parity/chart-sources";
 import { DELIBERATE_DIFFERENCES } from "./parity/differences";

@@ -6,7 +6,7 @@ import { ADDONS, enabledAddons, topologyValues } from "../components/catalog/com
 import { chartOf } from "../components/release/declare";
 import { needNames } from "../components/release/entry";
 import { agentMergeConfig, featureGates } from "../components/catalog/nvca-operator-values";
-import { computePlaneSchema, type ComputePlaneConfig } from "../config/compute-plane-schema";
+import { computePlaneSchema, type ComputePlaneConfig } from "../config/model/compute-plane-schema";
 import { devConfig, ProgramRun, RecordedResource, runProgram, withConfig } from "./support/harness";
 import { findBundleRelease } from "../components/bundle/bundle-releases";
 

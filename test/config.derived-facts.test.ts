@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { adminIssuerRouteOn, functionAutoscalerEnabled, managedIssuer } from "../config/derived-facts";
+import { adminIssuerRouteOn, functionAutoscalerEnabled, managedIssuer } from "../config/model/derived-facts";
 import { devRaw, parse } from "./support/raw-config";
 
 const cp = (controlPlane: Record<string, unknown>) => parse(devRaw({ controlPlane })).controlPlane;

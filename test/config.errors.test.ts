@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { credentialLike } from "../config/errors";
-import { structuredSettingsSchema } from "../config/keys";
-import { unwrap } from "../config/suggest";
+import { credentialLike } from "../config/model/errors";
+import { structuredSettingsSchema } from "../config/model/keys";
+import { unwrap } from "../config/model/suggest";
 import { configError, devRaw, RawChanges } from "./support/raw-config";
 import { runDevExpectingError } from "./support/runs";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { ConfigError, keyPath } from "../config/errors";
-import { PROJECT } from "../config/keys";
+import { ConfigError, keyPath } from "../config/model/errors";
+import { PROJECT } from "../config/model/keys";
 import { devConfig, runProgramExpectingError } from "./support/harness";
 import { devRaw, parse } from "./support/raw-config";
 import { undocumented } from "./support/errors-doc";

@@ -17,7 +17,7 @@ import {
     registryUsername,
     repositoryPath,
     singleLine,
-} from "../config/grammar";
+} from "../config/model/grammar";
 import { assertProblems, devRaw, parse } from "./support/raw-config";
 
 // Each grammar with values on both sides of its edges; then the schemas that apply them.

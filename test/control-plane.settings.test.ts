@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { canonicalJson } from "../components/dynamic/base";
-import { routeHostnames } from "../config/derived-facts";
+import { routeHostnames } from "../config/model/derived-facts";
 import { ProgramRun, release, releases, valuesOf } from "./support/harness";
 import { changedReleases, devPlan, type DevPlan } from "./support/plan";
 import { runDev } from "./support/runs";

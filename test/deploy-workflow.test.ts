@@ -11,7 +11,7 @@ import { addonDependencies, ADDONS } from "../components/catalog/compute-plane-a
 import { CATALOG } from "../components/catalog/control-plane";
 import { longestChain, releaseDependencies } from "../components/control-plane/ordering";
 import { HELM_DEFAULTS } from "../components/kubernetes/helm-release";
-import { checksSchema } from "../config/checks-schema";
+import { checksSchema } from "../config/model/checks-schema";
 
 const WORKFLOW = path.resolve(__dirname, "..", ".github", "workflows", "deploy.yml");
 

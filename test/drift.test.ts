@@ -13,7 +13,7 @@ import { formatPath, parsePath, pathMatches, type FieldPath } from "../component
 import { BUILT_IN_IGNORES, hidesValue, ignoredBy, userRules } from "../components/drift/rules";
 import { objectsSummaryCheck, releaseObjectsCheck, uncomparedCheck } from "../components/drift/check";
 import { autoscaledTargets, type ReleaseObjects } from "../components/drift/release-objects";
-import { fieldPath } from "../config/grammar";
+import { fieldPath } from "../config/model/grammar";
 import { assertProblems, devRaw, parse } from "./support/raw-config";
 import { correctionPatch, recreated } from "../components/drift/correction";
 import { devConfig, release, runProgram, withConfig, type ProgramRun } from "./support/harness";

@@ -10,7 +10,14 @@ import * as path from "node:path";
 import { describe, test } from "node:test";
 import { PULUMI_CLI_MISSING } from "../scripts/lib/pulumi-errors";
 import { noDefaultKubeconfig } from "../lib/cluster-access/access";
-import { documentedMessages, templateDocumented, thrownTemplates, undocumented, undocumentedTemplates } from "./support/errors-doc";
+import {
+    documentedMessages,
+    sourceFiles,
+    templateDocumented,
+    thrownTemplates,
+    undocumented,
+    undocumentedTemplates,
+} from "./support/errors-doc";
 
 const ROOT = path.resolve(__dirname, "..");
 
@@ -26,12 +33,11 @@ describe("docs/errors.md has an entry for every message", () => {
     });
 
     test("every message template of the settings' schemas and rules", () => {
-        const missing = fs
-            .readdirSync(path.join(ROOT, "config"))
-            .filter((f) => f.endsWith(".ts"))
-            .flatMap((f) =>
-                undocumentedTemplates(fs.readFileSync(path.join(ROOT, "config", f), "utf8"), documented).map((m) => `${f}: ${m}`),
-            );
+        const files = sourceFiles(ROOT, "config");
+        assert.ok(files.includes(path.join("config", "rules", "index.ts")), "config/ is read with its folders");
+        const missing = files.flatMap((f) =>
+            undocumentedTemplates(fs.readFileSync(path.join(ROOT, f), "utf8"), documented).map((m) => `${f}: ${m}`),
+        );
         assert.deepEqual(missing, []);
     });
 
@@ -40,11 +46,9 @@ describe("docs/errors.md has an entry for every message", () => {
         // replay, the end-to-end and parity tools, the lint rule, the unit suite's benchmark and the mock engine's guards over the SDK.
         const harness =
             /^scripts\/(workflow\/|e2e\/|lint\/|bench\/tests\.ts|parity\/(?!template-reads)|lib\/(recording-monitor|mock-engine)\.ts)/;
-        const files = (dir: string): string[] =>
-            fs
-                .readdirSync(path.join(ROOT, dir), { withFileTypes: true })
-                .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
-        const thrown = [...files("components"), ...files("lib"), ...files("scripts")].filter((f) => !harness.test(f));
+        const thrown = [...sourceFiles(ROOT, "components"), ...sourceFiles(ROOT, "lib"), ...sourceFiles(ROOT, "scripts")].filter(
+            (f) => !harness.test(f),
+        );
         const templates = thrown.flatMap((f) => thrownTemplates(fs.readFileSync(path.join(ROOT, f), "utf8")).map((t) => [f, t] as const));
         assert.ok(templates.length > 100, `${templates.length} messages`);
         assert.deepEqual(

@@ -6,7 +6,7 @@ import { before, describe, test } from "node:test";
 import { GATEWAY_API_CRDS } from "../components/contracts/gateway-api";
 import { gatewayApiManifestProblem } from "../components/control-plane/gateway-api-manifest";
 import { gatewaySpecs } from "../components/control-plane/gateway-prerequisites";
-import { controlPlaneSchema } from "../config/schema";
+import { controlPlaneSchema } from "../config/model/schema";
 import {
     devConfig,
     type ProgramRun,
@@ -18,7 +18,6 @@ import {
     valuesOf,
     withConfig,
 } from "./support/harness";
-import { assertProblems, devRaw } from "./support/raw-config";
 
 // The two "nothing by hand" settings: the Gateway prerequisites installed with the stack, and
 // NVIDIA's recommended Kyverno pull-secret mode. Off, the dev stack renders as before (the render
@@ -354,43 +353,5 @@ describe("registry.pullSecret.mode: kyverno", () => {
         // Kyverno already present: a policy, no release.
         assert.ok(!releases(own).some((r) => r.inputs.name === "kyverno"));
         assert.equal(byType(own, "kubernetes:kyverno.io/v1:ClusterPolicy").length, 1);
-    });
-});
-
-describe("the settings' rules", () => {
-    const key = (k: string) => `${P}:${k}`;
-    test("install needs the CRD manifest and Envoy Gateway's version, and routes to serve", () => {
-        assertProblems(devRaw({ controlPlane: { ingress: { gatewayApi: { enabled: false, install: { enabled: true } } } } }), [
-            {
-                key: key("controlPlane.ingress.gatewayApi.install.enabled"),
-                message: "installs the Gateway the routes attach to, and ingress.gatewayApi.enabled is false (no routes)",
-            },
-            {
-                key: key("controlPlane.ingress.gatewayApi.install.crdsManifest"),
-                message: "is required when ingress.gatewayApi.install.enabled is true: the Gateway API CRDs cannot be fetched at run time",
-            },
-            {
-                key: key("controlPlane.ingress.gatewayApi.install.envoyGateway.version"),
-                message: "is required when ingress.gatewayApi.install.enabled is true: the stack pins every chart it installs",
-            },
-        ]);
-    });
-    test("kyverno mode needs a pull secret; installing Kyverno needs the mode and a version", () => {
-        assertProblems(devRaw({ values: { registry: { pullSecret: { enabled: false, mode: "kyverno" } } } }), [
-            {
-                key: key("registry.pullSecret.mode"),
-                message: "kyverno injects the stack's pull secret, and registry.pullSecret.enabled is false (no pull secret)",
-            },
-        ]);
-        assertProblems(devRaw({ values: { registry: { kyverno: { install: true } } } }), [
-            {
-                key: key("registry.kyverno.install"),
-                message: "installs Kyverno for registry.pullSecret.mode: kyverno, and the mode is values",
-            },
-            {
-                key: key("registry.kyverno.version"),
-                message: "is required when registry.kyverno.install is true: the stack pins every chart it installs",
-            },
-        ]);
     });
 });

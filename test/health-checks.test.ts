@@ -6,7 +6,7 @@ import type { Kube, KubeAnswer } from "../lib/kubernetes/client";
 import { requiredGateways } from "../components/health/specs";
 import { ClusterChecksProvider, type ClusterChecksInputs } from "../components/dynamic/cluster-checks";
 import { namespaceHolder, teardown } from "../components/dynamic/nvca-teardown";
-import { controlPlaneSchema } from "../config/schema";
+import { controlPlaneSchema } from "../config/model/schema";
 import { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../components/contracts/gateway-api";
 import { AGENT_STATUS, nvcfBackendPath } from "../components/contracts/nvca";
 import { conform } from "./support/conformance";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { SECRET_KEYS, SecretKey } from "../config/keys";
+import { SECRET_KEYS, SecretKey } from "../config/model/keys";
 import { secretFormProblems } from "../config/secret-forms";
 import { devConfig, PROJECT, runProgramExpectingError } from "./support/harness";
 

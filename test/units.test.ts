@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { deepMerge } from "../config/deep-merge";
-import { validRouterAddress } from "../config/router-address";
+import { deepMerge } from "../config/model/deep-merge";
+import { validRouterAddress } from "../config/model/router-address";
 import { CATALOG, PHASES } from "../components/catalog/control-plane";
 import { installOrder, releaseDependencies } from "../components/control-plane/ordering";
 

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { ecrRegistry } from "../../config/aws-schema";
+import { ecrRegistry } from "../../config/model/aws-schema";
 import type { ChartCredentials } from "../kubernetes/chart-source";
 import { AwsProviders, awsSdk } from "./providers";
 

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { EksClusterConfig } from "../../config/aws-schema";
+import type { EksClusterConfig } from "../../config/model/aws-schema";
 import { AwsProviders, awsSdk } from "./providers";
 
 /** An EKS cluster as the program reaches it. */

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { z } from "zod";
-import { chartVersion, grammarString, imageTag } from "../../config/grammar";
+import { chartVersion, grammarString, imageTag } from "../../config/model/grammar";
 import { BUNDLED_COMPUTE_PLANE_RELEASES } from "../catalog/compute-plane";
 import { RELEASE_NAMES } from "../catalog/control-plane";
 

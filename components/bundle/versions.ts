@@ -1,5 +1,5 @@
-import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
-import type { ControlPlaneConfig, ReleaseOverride } from "../../config/schema";
+import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
+import type { ControlPlaneConfig, ReleaseOverride } from "../../config/model/schema";
 import { CATALOG } from "../catalog/control-plane";
 import { versionOf } from "../release/declare";
 import type { BundleRelease } from "./bundle-releases";

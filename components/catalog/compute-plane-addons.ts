@@ -1,5 +1,5 @@
-import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
-import { kaiSchedulerPresent } from "../../config/derived-facts";
+import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
+import { kaiSchedulerPresent } from "../../config/model/derived-facts";
 import { needNames, type ChartSource, type Need, type ReleaseEntry, type Values, type VersionSource } from "../release/entry";
 import { NVCA_OPERATOR_NAMESPACE } from "../contracts/nvca";
 

@@ -1,4 +1,4 @@
-import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
+import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
 import type { ReleaseEntry } from "../release/entry";
 import { ADDONS } from "./compute-plane-addons";
 import { nvcaOperatorValues, type NvcaValuesArgs } from "./nvca-operator-values";

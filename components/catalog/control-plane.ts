@@ -1,15 +1,15 @@
-import type { ControlPlaneConfig } from "../../config/schema";
+import type { ControlPlaneConfig } from "../../config/model/schema";
 import {
     componentMode,
     functionAutoscalerEnabled,
     managedIssuer,
     metricsBackendMode,
     type ObservabilityComponent,
-} from "../../config/derived-facts";
+} from "../../config/model/derived-facts";
 import type { ValuesContext } from "./control-plane-values/context";
 import type { ChartSource, Need, ReleaseEntry, VersionSource } from "../release/entry";
-import { BUNDLE_BASE } from "../../config/bundle-base";
-import type { Plain } from "../../config/deep-merge";
+import { BUNDLE_BASE } from "../../config/model/bundle-base";
+import type { Plain } from "../../config/model/deep-merge";
 import { certManagerValues, cassandraValues, natsValues, nvcfPkiValues, openbaoValues } from "./control-plane-values/dependencies";
 import {
     adminIssuerProxyValues,

@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
-import { dynamoOperatorPresent, groveOperatorPresent, kaiSchedulerPresent } from "../../config/derived-facts";
+import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
+import { dynamoOperatorPresent, groveOperatorPresent, kaiSchedulerPresent } from "../../config/model/derived-facts";
 
 /** Feature gates the compute-plane bundle always appends. */
 export const DEFAULT_FEATURE_GATES = [

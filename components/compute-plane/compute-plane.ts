@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
+import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
 import { clusterProvider } from "../kubernetes/provider";
 import { ClusterRegistration } from "../dynamic/cluster-registration";
 import type { ClusterTarget } from "../resolve/clusters";
@@ -13,7 +13,7 @@ import { defaultEndpoints, type ComputePlaneVersions } from "../catalog/nvca-ope
 import { SmbCsiDriver } from "./smb-csi-driver";
 import { PULL_SECRET_POLICY } from "../kubernetes/pull-secret-policy";
 import { planeFoundation } from "../plane/foundation";
-import type { ChecksConfig } from "../../config/checks-schema";
+import type { ChecksConfig } from "../../config/model/checks-schema";
 import { clusterReach } from "../resolve/clusters";
 import { computePlaneHealth, computePlanePreflight } from "../health/specs";
 import { HealthGate, type Preflight } from "../dynamic/cluster-checks";

@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
+import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
 import { declareRelease, releaseValues, versionOf, type ChartSources } from "../release/declare";
 import { SMB_CSI_DRIVER } from "../catalog/compute-plane";
 

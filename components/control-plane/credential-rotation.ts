@@ -1,6 +1,6 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { ControlPlaneConfig } from "../../config/schema";
+import type { ControlPlaneConfig } from "../../config/model/schema";
 import { SIDECAR_PULL_SECRET } from "../contracts/openbao";
 import { catalogEntry } from "../catalog/control-plane";
 import { CassandraPasswordRotation } from "../openbao/cassandra-password-resource";

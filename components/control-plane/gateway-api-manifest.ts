@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
-import { PROJECT } from "../../config/project";
-import type { ControlPlaneConfig } from "../../config/schema";
+import { PROJECT } from "../../config/model/project";
+import type { ControlPlaneConfig } from "../../config/model/schema";
 import { GATEWAY_API, GATEWAY_API_CRDS, gatewayApiVersionSupported } from "../contracts/gateway-api";
 import { loadAllYaml } from "../../lib/kubernetes/yaml";
 

@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { ControlPlaneConfig } from "../../config/schema";
+import type { ControlPlaneConfig } from "../../config/model/schema";
 import type { Manifest } from "./gateway-api-manifest";
 import type { ChartCredentials, HelmSources } from "../kubernetes/chart-source";
 import { ENVOY_GATEWAY } from "../catalog/prerequisites";

@@ -1,4 +1,4 @@
-import type { ControlPlaneConfig, ReleaseOverride } from "../../config/schema";
+import type { ControlPlaneConfig, ReleaseOverride } from "../../config/model/schema";
 import { CATALOG, serviceAddress, type CatalogEntry } from "../catalog/control-plane";
 import type { ReleaseHealth, ValuesContext } from "../catalog/control-plane-values/context";
 import { releaseValues } from "../release/declare";

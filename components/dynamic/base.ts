@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
-import type { SecretKey } from "../../config/keys";
-import { PROJECT } from "../../config/project";
+import type { SecretKey } from "../../config/model/keys";
+import { PROJECT } from "../../config/model/project";
 import type { KubeSecrets } from "../../lib/cluster-access/reach";
 
 /**

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { PROJECT } from "../../config/project";
+import { PROJECT } from "../../config/model/project";
 import { describeFailures, failed, health, preflight, type CheckResult, type HealthSpec, type PreflightSpec } from "../health/checks";
 import type { Kube } from "../../lib/kubernetes/client";
 import { changedInputs, UNKNOWN_INPUT, readKubeSecrets } from "./base";

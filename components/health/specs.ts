@@ -1,8 +1,8 @@
-import type { ChecksConfig } from "../../config/checks-schema";
-import type { ControlPlaneConfig } from "../../config/schema";
+import type { ChecksConfig } from "../../config/model/checks-schema";
+import type { ControlPlaneConfig } from "../../config/model/schema";
 import type { Settings } from "../../config/settings";
 import type { CatalogEntry } from "../catalog/control-plane";
-import { adminIssuerRouteOn, routeHostnames } from "../../config/derived-facts";
+import { adminIssuerRouteOn, routeHostnames } from "../../config/model/derived-facts";
 import { ADMIN_ROUTE } from "../contracts/gateway-api";
 import type { GatewaySpec, HealthSpec, PreflightSpec } from "./checks";
 

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { PROJECT } from "../../config/project";
+import { PROJECT } from "../../config/model/project";
 import { changedInputs, secretConfig } from "../dynamic/base";
 import { httpKube } from "../../lib/kubernetes/client";
 import { apiServer, type KubeAccess } from "../../lib/cluster-access/access";

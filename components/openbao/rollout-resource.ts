@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { PROJECT } from "../../config/project";
+import { PROJECT } from "../../config/model/project";
 import type { Kube } from "../../lib/kubernetes/client";
 import { openBaoMembers, tokenSourceOf, type OpenBaoReach } from "./access";
 import { verifyJwtMounts, type JwtBaseline, type JwtMountReport } from "./jwt-mounts";

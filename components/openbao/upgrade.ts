@@ -1,7 +1,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import type { OpenBaoRolloutConfig } from "../../config/openbao-rollout-schema";
-import type { CredentialRotationConfig } from "../../config/credential-rotation-schema";
+import type { OpenBaoRolloutConfig } from "../../config/model/openbao-rollout-schema";
+import type { CredentialRotationConfig } from "../../config/model/credential-rotation-schema";
 import type { Settings } from "../../config/settings";
 import { OpenBaoJwtBaseline } from "./jwt-baseline-resource";
 import { OpenBaoRollout } from "./rollout-resource";

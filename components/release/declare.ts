@@ -1,6 +1,6 @@
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
-import { deepMerge } from "../../config/deep-merge";
+import { deepMerge } from "../../config/model/deep-merge";
 import { chartFromRepository, chartFromSources, type ChartCredentials, type HelmSources } from "../kubernetes/chart-source";
 import { helmRelease, type ChartRef } from "../kubernetes/helm-release";
 import type { ReleaseEntry, Values } from "./entry";

@@ -1,6 +1,6 @@
 import type { KyvernoInstall } from "../catalog/prerequisites";
 import * as pulumi from "@pulumi/pulumi";
-import { ecrRegistry } from "../../config/aws-schema";
+import { ecrRegistry } from "../../config/model/aws-schema";
 import type { Settings } from "../../config/settings";
 import { ecrChartCredentials } from "../aws/ecr";
 import type { AwsProviders } from "../aws/providers";

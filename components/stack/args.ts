@@ -1,4 +1,4 @@
-import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
+import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
 import type { Settings } from "../../config/settings";
 import type { AwsProviders } from "../aws/providers";
 import type { ComputePlaneArgs } from "../compute-plane/compute-plane";

@@ -1,4 +1,4 @@
-import { PROJECT } from "../../config/project";
+import { PROJECT } from "../../config/model/project";
 import type { KubeAccess } from "./access";
 
 /** Where a dynamic provider finds a cluster's kubeconfig. */

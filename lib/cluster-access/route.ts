@@ -5,8 +5,8 @@
  * setting means the same to all of them. Pure: no Pulumi resource, no Output, no secret's text,
  * so a command that never decrypts a secret can take the same decision.
  */
-import type { EksClusterConfig } from "../../config/aws-schema";
-import type { Settings } from "../../config/keys";
+import type { EksClusterConfig } from "../../config/model/aws-schema";
+import type { Settings } from "../../config/model/keys";
 
 /** The control plane's cluster, or the cluster of the compute plane of that `clusterName`. */
 export type StackCluster = "control-plane" | { readonly clusterName: string };

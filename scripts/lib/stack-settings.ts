@@ -7,7 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { RELEASE_NAMES } from "../../components/catalog/control-plane";
 import { bundleReleaseNames } from "../../components/bundle/bundle-releases";
-import { SECRET_KEYS, STRUCTURED_KEYS, type SecretKey, type StructuredKey } from "../../config/keys";
+import { SECRET_KEYS, STRUCTURED_KEYS, type SecretKey, type StructuredKey } from "../../config/model/keys";
 import { parseSettings, type RawConfig, type Settings } from "../../config/settings";
 import { missingSecretKeys } from "./assume-secrets";
 import { projectName, stackConfig } from "./stack-config";

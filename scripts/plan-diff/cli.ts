@@ -79,10 +79,10 @@ export async function planDiffCli(argv: readonly string[], io: Io, env: NodeJS.P
             throw error;
         };
         const [atBase, inTree] = await Promise.allSettled([
-            withCheckout(root, commit, (dir) => renderSide(`at ${base}`, { ...side, root: dir, policies: false }, io, abort.signal)).catch(
+            withCheckout(root, commit, (dir) => renderSide(`at ${base}`, { ...side, root: dir, policies: false }, abort.signal)).catch(
                 stopOther,
             ),
-            renderSide("in the working tree", { ...side, root, policies: true }, io, abort.signal).catch(stopOther),
+            renderSide("in the working tree", { ...side, root, policies: true }, abort.signal).catch(stopOther),
         ]);
         if (atBase.status === "rejected" || inTree.status === "rejected") {
             // The side that failed, not the one stopped because of it.
@@ -90,6 +90,9 @@ export async function planDiffCli(argv: readonly string[], io: Io, env: NodeJS.P
             throw failed.find((e) => !(e.cause instanceof Error && e.cause.name === "AbortError")) ?? failed[0];
         }
         const [before, head] = [atBase.value, inTree.value];
+        // Said once both are done, base first: the two sides finish in either order.
+        io.err(assumedNotice("plan-diff", before.assumed, ` at ${base}`));
+        io.err(assumedNotice("plan-diff", head.assumed, " in the working tree"));
         if (before.rendered === null && head.rendered === null) {
             throw new Error(`no stack file Pulumi.${stack}.yaml in the working tree or at ${base}`);
         }
@@ -104,12 +107,10 @@ export async function planDiffCli(argv: readonly string[], io: Io, env: NodeJS.P
     }
 }
 
-/** One side's render (null rendered without a stack file there: a stack added or removed). */
-async function renderSide(where: string, request: SideRequest, io: Io, signal: AbortSignal) {
+/** One side's render (null rendered without a stack file there: a stack added or removed); its failure names the side. */
+async function renderSide(where: string, request: SideRequest, signal: AbortSignal) {
     try {
-        const answer = await renderSideApart(request, signal);
-        io.err(assumedNotice("plan-diff", answer.assumed, ` ${where}`));
-        return answer;
+        return await renderSideApart(request, signal);
     } catch (error) {
         throw new Error(`stack ${request.stack} ${where}: ${(error as Error).message}`, { cause: error });
     }

@@ -1,4 +1,4 @@
-import type { ComputePlaneConfig } from "../../config/compute-plane-schema";
+import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
 import type { Settings } from "../../config/settings";
 import { enabledAddons } from "../../components/catalog/compute-plane-addons";
 import { NVCA_OPERATOR, SMB_CSI_DRIVER } from "../../components/catalog/compute-plane";

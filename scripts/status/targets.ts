@@ -16,7 +16,7 @@ import { NVCA_OPERATOR_NAMESPACE } from "../../components/catalog/compute-plane"
 import { OPENBAO } from "../../components/catalog/control-plane";
 import { enabledReleases } from "../../components/control-plane/plan";
 import type { KubeAccess } from "../../lib/cluster-access/access";
-import type { SecretKey } from "../../config/keys";
+import type { SecretKey } from "../../config/model/keys";
 import type { Settings } from "../../config/settings";
 import { clusterRoute, type ClusterRoute } from "../../lib/cluster-access/route";
 import { selectedBundleRelease, type BundleRelease } from "../../components/bundle/bundle-releases";

@@ -15,7 +15,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
-import { deepMerge, type Plain } from "../../config/deep-merge";
+import { deepMerge, type Plain } from "../../config/model/deep-merge";
 import { CATALOG } from "../../components/catalog/control-plane";
 import { longestChain, releaseDependencies } from "../../components/control-plane/ordering";
 import { findParityTools, type ParityTools } from "../../scripts/parity/tools";

@@ -1,5 +1,5 @@
 import * as path from "node:path";
-import { deepMerge, type Plain } from "../../config/deep-merge";
+import { deepMerge, type Plain } from "../../config/model/deep-merge";
 
 /** The fixture charts: the suite's chart mirror (`global.helm.sources.path`). */
 export const CHARTS = path.join(__dirname, "charts");

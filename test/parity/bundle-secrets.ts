@@ -3,7 +3,7 @@
  * secrets, and Helmfile's secrets file holding what the program derives from them. A module of
  * its own (plain data), so the install benchmark uses it without loading the test harness.
  */
-import type { Plain } from "../../config/deep-merge";
+import type { Plain } from "../../config/model/deep-merge";
 
 /** The stack's secrets: the NGC key, and a fixed Cassandra password instead of a generated one. */
 export const NGC_KEY = "parity-ngc-key";

@@ -3,7 +3,7 @@
  * charts and versions, and, per release, the same values in every key the chart reads, except
  * the deliberate differences.
  */
-import { isPlainObject } from "../../config/deep-merge";
+import { isPlainObject } from "../../config/model/deep-merge";
 import type { BundleRelease } from "./bundle";
 import { CHART_KEY, DELIBERATE_DIFFERENCES } from "./differences";
 import type { ProgramRelease } from "./environments";

@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parse } from "yaml";
-import { deepMerge, type Plain } from "../../config/deep-merge";
+import { deepMerge, type Plain } from "../../config/model/deep-merge";
 import { PROJECT } from "../../scripts/lib/dev-stack";
 import { runProgram } from "../support/program-runs";
 import { RELEASE_TYPE } from "../support/harness";

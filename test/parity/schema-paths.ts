@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { unwrap } from "../../config/suggest";
+import { unwrap } from "../../config/model/suggest";
 
 /**
  * True when the schema accepts a value at `path` (a key of a strict object, anything under a

@@ -41,6 +41,15 @@ function wildcards(text: string, holes: RegExp): RegExp {
     );
 }
 
+/** The `.ts` files under `dir` (relative to `root`), in its folders too, as paths relative to `root`. */
+export function sourceFiles(root: string, dir: string): string[] {
+    return fs
+        .readdirSync(path.join(root, dir), { withFileTypes: true })
+        .flatMap((e) =>
+            e.isDirectory() ? sourceFiles(root, path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : [],
+        );
+}
+
 /** The messages of `messages` no documented pattern matches. */
 export function undocumented(messages: Iterable<string>, documented = documentedMessages()): string[] {
     return [...new Set(messages)].filter((m) => !documented.some((d) => d.re.test(m))).sort();

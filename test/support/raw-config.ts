@@ -4,8 +4,8 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { parse as parseYaml } from "yaml";
 import { RELEASE_NAMES } from "../../components/catalog/control-plane";
-import { ConfigError, ConfigProblem } from "../../config/errors";
-import { PROJECT, SECRET_KEYS, SecretKey, STRUCTURED_KEYS } from "../../config/keys";
+import { ConfigError, ConfigProblem } from "../../config/model/errors";
+import { PROJECT, SECRET_KEYS, SecretKey, STRUCTURED_KEYS } from "../../config/model/keys";
 import { parseSettings, RawConfig, Settings } from "../../config/settings";
 
 type Json = Record<string, unknown>;

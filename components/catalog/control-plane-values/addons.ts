@@ -1,5 +1,5 @@
-import { managedIssuer } from "../../../config/derived-facts";
-import type { ControlPlaneConfig } from "../../../config/schema";
+import { managedIssuer } from "../../../config/model/derived-facts";
+import type { ControlPlaneConfig } from "../../../config/model/schema";
 import type { HealthCheck, Values, ValuesContext } from "./context";
 import { defined, image, nonEmpty, otlpEndpoint, pdb, placement, pullSecrets } from "./common";
 

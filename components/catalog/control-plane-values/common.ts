@@ -1,4 +1,4 @@
-import type { ControlPlaneConfig } from "../../../config/schema";
+import type { ControlPlaneConfig } from "../../../config/model/schema";
 import type { Values, ValuesContext } from "./context";
 
 type WorkloadType = "vault" | "cassandra" | "controlplane";

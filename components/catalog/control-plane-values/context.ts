@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { ControlPlaneConfig } from "../../../config/schema";
+import type { ControlPlaneConfig } from "../../../config/model/schema";
 import type { HealthCheck } from "../../release/entry";
 
 export type { HealthCheck, Values } from "../../release/entry";

@@ -1,4 +1,4 @@
-import { componentMode, metricsBackendMode } from "../../../config/derived-facts";
+import { componentMode, metricsBackendMode } from "../../../config/model/derived-facts";
 import type { Values, ValuesContext } from "./context";
 import { nonEmpty, pullSecrets } from "./common";
 

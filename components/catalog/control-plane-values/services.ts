@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { ControlPlaneConfig } from "../../../config/schema";
-import { RESERVED_ANNOTATION_PREFIX } from "../../../config/schema";
-import { functionAutoscalerEnabled, metricsBackendMode } from "../../../config/derived-facts";
+import type { ControlPlaneConfig } from "../../../config/model/schema";
+import { RESERVED_ANNOTATION_PREFIX } from "../../../config/model/schema";
+import { functionAutoscalerEnabled, metricsBackendMode } from "../../../config/model/derived-facts";
 import type { Values, ValuesContext } from "./context";
 import { defined, image, nonEmpty, otlpEndpoint, pdb, placement, pullSecrets, springTracingEnv } from "./common";
 

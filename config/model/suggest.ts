@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { editDistance } from "../lib/text/edit-distance";
+import { editDistance } from "../../lib/text/edit-distance";
 
 /** The keys a schema accepts at `path` (objects inside defaults, optionals, pipes, arrays and records). */
 export function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
