@@ -178,7 +178,7 @@ function loadProgram(root: string): () => unknown {
  * worktree's node_modules links to this one's, and a second copy of @pulumi/pulumi would not
  * see the mocks.
  */
-export function forgetProgram(root: string): void {
+function forgetProgram(root: string): void {
     const prefix = fs.realpathSync(root) + path.sep;
     for (const file of Object.keys(require.cache)) {
         if (file.startsWith(prefix) && !file.slice(prefix.length).split(path.sep).includes("node_modules")) {

@@ -6,9 +6,6 @@ import { compareStrings, RenderedResource, RenderedStack } from "./rendered";
 import { projectName, secretPlaceholder, stackConfig } from "./stack-config";
 import { hasStack, stackFile } from "./stack-file";
 
-// For plan-diff, which loads this module (and with it the SDK) only once it has work to do.
-export { forgetProgram } from "./mock-engine";
-
 export interface RenderOptions {
     /** The program's directory: index.ts, Pulumi.yaml and the stack files. */
     readonly root: string;
