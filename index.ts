@@ -45,6 +45,7 @@ export = function main() {
             computePlanes.map((c) => [c.outputs.clusterName, { ...c.addons, [NVCA_OPERATOR.name]: c.operator }]),
         ),
         provider,
+        cluster: clusters.controlPlane,
         after: [controlPlane, ...computePlanes],
     });
     const route53 = settings.dns.route53;

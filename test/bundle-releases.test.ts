@@ -10,6 +10,7 @@ import {
     RELEASES_DIR,
     selectedBundleRelease,
 } from "../components/bundle/bundle-releases";
+import { installedStatefulReleases } from "../components/bundle/installed";
 import { parseReceipt, receiptData } from "../components/bundle/receipt";
 import { restartWarnings, valuesFingerprint } from "../components/bundle/restart-warning";
 import { computePlaneVersions, controlPlaneChartVersions } from "../components/bundle/versions";
@@ -196,12 +197,31 @@ describe("the receipt and the stateful releases in the program", () => {
         assert.deepEqual((run.outputs.upgrade as { bundleRelease: string; receipt: string }).bundleRelease, "0.8.0");
     });
 
-    test("an update (as the mocks run the program) reads no StackReference: the engine rewrites the checkpoint meanwhile", () => {
-        // The preview reads the stack's own last update for the restart warning (test/e2e/upgrade.test.ts: a plain preview warns).
+    test("the program reads no StackReference (its own checkpoint may be mid-write); the preview reads the receipt instead (test/e2e/upgrade.test.ts)", () => {
         assert.deepEqual(
             run.resources.filter((r) => r.type === "pulumi:pulumi:StackReference").map((r) => r.name),
             [],
         );
+    });
+
+    test("the receipt keeps NATS, OpenBao and Cassandra as deployed: version and an HMAC of their values, keyed by a stack-state secret", () => {
+        const receipt = run.resources.find((r) => r.type === "kubernetes:core/v1:ConfigMap" && r.name === "bundle-receipt")!;
+        const key = run.resources.find((r) => r.name === "bundle-receipt-key")!;
+        assert.equal(key.type, "random:index/randomPassword:RandomPassword");
+        assert.equal(key.parent, run.resources.find((r) => r.type === "nvcf:bundle:Bundle")!.urn);
+        const content = parseReceipt(receipt.inputs.data as Record<string, string>)!;
+        const releases = Object.fromEntries(
+            run.resources.filter((r) => r.type === "kubernetes:helm.sh/v3:Release").map((r) => [r.name.replace(/^control-plane-/, ""), r]),
+        );
+        assert.deepEqual(Object.keys(content.statefulReleases!).sort(), ["cassandra", "nats", "openbao-server"]);
+        for (const [name, state] of Object.entries(content.statefulReleases!)) {
+            const release = releases[name];
+            assert.ok(release, name);
+            assert.equal(state.version, release.inputs.version);
+            // The mocks' RandomPassword result is the key; a plain SHA-256 of the values (with Cassandra's password in them) is never written.
+            assert.equal(state.values, valuesFingerprint(release.inputs.values, "generated-cassandra-password"));
+            assert.notEqual(state.values, valuesFingerprint(release.inputs.values));
+        }
     });
 
     test("the receipt's data round-trips, its keys sorted; something else in its place is not a receipt", () => {
@@ -216,6 +236,36 @@ describe("the receipt and the stateful releases in the program", () => {
         assert.equal(parseReceipt({ controlPlane: "{}" }), undefined);
         assert.equal(parseReceipt({ bundleRelease: "1", controlPlane: "[1]" }), undefined);
         assert.equal(parseReceipt(undefined), undefined);
+    });
+
+    test("what the preview compares with: the receipt's stateful part, or the chart versions alone from a receipt written before it", () => {
+        const stateful = { nats: { version: "0.7.1", values: "d1" }, cassandra: { version: "0.20.1", values: "d2" } };
+        const full = parseReceipt(
+            receiptData({
+                bundleRelease: "0.8.0",
+                controlPlane: { nats: "0.7.1", api: "1.25.1" },
+                computePlanes: {},
+                statefulReleases: stateful,
+            }),
+        );
+        assert.deepEqual(installedStatefulReleases(full), stateful);
+        const older = parseReceipt(
+            receiptData({
+                bundleRelease: "0.8.0",
+                controlPlane: { nats: "0.7.1", "openbao-server": "0.30.25", api: "1" },
+                computePlanes: {},
+            }),
+        );
+        assert.deepEqual(installedStatefulReleases(older), { nats: { version: "0.7.1" }, "openbao-server": { version: "0.30.25" } });
+        assert.equal(installedStatefulReleases(undefined), undefined);
+        // A malformed stateful part is dropped, the receipt kept.
+        const bad = parseReceipt({
+            bundleRelease: "0.8.0",
+            controlPlane: '{"nats":"0.7.1"}',
+            computePlanes: "{}",
+            statefulReleases: '{"nats":{"version":1}}',
+        });
+        assert.deepEqual(installedStatefulReleases(bad), { nats: { version: "0.7.1" } });
     });
 });
 
@@ -252,8 +302,21 @@ describe("the warning of a plain pulumi up that would restart NATS, OpenBao or C
         );
     });
 
-    test("the values digest ignores key order and nulls, and nothing else", () => {
+    test("the values digest ignores key order and nulls, and nothing else; keyed, it depends on the key", () => {
         assert.equal(valuesFingerprint({ a: 1, b: { c: [1, { d: null }] } }), valuesFingerprint({ b: { c: [1, {}] }, a: 1 }));
         assert.notEqual(valuesFingerprint({ a: 1 }), valuesFingerprint({ a: "1" }));
+        assert.equal(valuesFingerprint({ a: 1, b: null }, "k"), valuesFingerprint({ a: 1 }, "k"));
+        assert.notEqual(valuesFingerprint({ a: 1 }, "k"), valuesFingerprint({ a: 1 }, "other"));
+    });
+
+    test("a receipt from before the values digest: chart version changes still warn, values are not compared", () => {
+        const versionsOnly = { nats: { version: "0.7.1" }, cassandra: { version: "0.20.1" } };
+        assert.deepEqual(restartWarnings(versionsOnly, installed, "dev"), []);
+        const warnings = restartWarnings(versionsOnly, { ...installed, nats: state("0.7.2", { other: 1 }) }, "dev");
+        assert.deepEqual(
+            warnings.map((w) => w.release),
+            ["nats"],
+        );
+        assert.match(warnings[0].message, /changes nats \(chart 0\.7\.1 -> 0\.7\.2\) on an installed/);
     });
 });

@@ -1,6 +1,9 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
+import * as random from "@pulumi/random";
+import type { ClusterAccess } from "../kubernetes/provider";
 import type { BundleRelease } from "./bundle-releases";
+import { readInstalledStatefulReleases } from "./installed";
 import { RECEIPT, upgradeReceipt, type ReceiptContent } from "./receipt";
 import { releaseStates, restartWarnings, type ReleaseGoal, type ReleaseState } from "./restart-warning";
 
@@ -18,6 +21,8 @@ export interface BundleArgs {
     readonly computePlanes: Readonly<Record<string, Readonly<Record<string, k8s.helm.v3.Release>>>>;
     /** The control plane's Kubernetes provider (the receipt lives on its cluster). */
     readonly provider: k8s.Provider;
+    /** How that provider reaches the cluster: the preview reads the receipt with it. */
+    readonly cluster: ClusterAccess;
     /** Everything the receipt comes after: every release and health gate of every cluster. */
     readonly after: pulumi.Input<pulumi.Resource>[];
 }
@@ -33,8 +38,7 @@ export interface BundleOutputs {
 /**
  * The environment's bundle release: the upgrade receipt, written last, and the warning a plain
  * `pulumi up` gives when it would restart NATS, OpenBao or Cassandra of an installed environment.
- * What is installed comes from this stack's own last update (a StackReference to itself, read
- * in previews only).
+ * What is installed comes from the receipt on the cluster, read in previews only.
  */
 export class Bundle extends pulumi.ComponentResource {
     /** The receipt ConfigMap in the control plane's `nvcf` namespace: the bundle release installed, for the staged upgrade and `status`. */
@@ -46,43 +50,56 @@ export class Bundle extends pulumi.ComponentResource {
         super("nvcf:bundle:Bundle", name, {}, opts);
         const versions = (releases: Readonly<Record<string, k8s.helm.v3.Release>>) =>
             pulumi.all(Object.fromEntries(Object.entries(releases).map(([n, r]) => [n, r.version])));
-        const content: pulumi.Output<ReceiptContent> = pulumi
+        const content: pulumi.Output<Omit<ReceiptContent, "statefulReleases">> = pulumi
             .all([
                 versions(args.controlPlane.releases),
                 pulumi.all(Object.fromEntries(Object.entries(args.computePlanes).map(([plane, rels]) => [plane, versions(rels)]))),
             ])
             .apply(([controlPlane, computePlanes]) => ({ bundleRelease: args.release.release, controlPlane, computePlanes }));
+        // As deployed: the releases' recorded outputs (an untargeted release keeps its old ones).
+        const recorded = Object.fromEntries(
+            Object.entries(args.controlPlane.releases).map(([n, r]) => [n, { version: r.version, values: r.values }]),
+        );
+        // Keys the receipt's values digests; it stays in the stack's state, never on the cluster.
+        const key = new random.RandomPassword(`${name}-receipt-key`, { length: 32, special: false }, { parent: this }).result;
         this.receipt = upgradeReceipt(
             `${name}-receipt`,
-            { namespace: args.controlPlane.namespace, content },
+            { namespace: args.controlPlane.namespace, content, statefulReleases: releaseStates(recorded, key) },
             { parent: this, provider: args.provider, dependsOn: args.after },
         );
 
-        // As deployed: the releases' recorded outputs (an untargeted release keeps its old ones).
-        const deployed = releaseStates(
-            Object.fromEntries(Object.entries(args.controlPlane.releases).map(([n, r]) => [n, { version: r.version, values: r.values }])),
-        );
-        // The warning belongs to the preview (`pulumi up` previews first). During an update the
-        // engine rewrites this stack's checkpoint while a reference to it would read it, and the
-        // file backend then fails the read ("failed to load checkpoint: EOF"): no reference there.
+        // The warning belongs to the preview (`pulumi up` previews first). The stack's own
+        // checkpoint is not read: the engine may be rewriting it (the file backend then fails the
+        // read with "failed to load checkpoint: EOF"), so the receipt on the cluster says what runs.
         if (pulumi.runtime.isDryRun()) {
             const stack = pulumi.getStack();
-            const installed = new pulumi.StackReference(
-                `${name}-installed`,
-                { name: `${pulumi.getOrganization()}/${pulumi.getProject()}/${stack}` },
-                { parent: this },
-            );
-            const previous = installed.getOutput("upgrade") as pulumi.Output<
-                { statefulReleases?: Record<string, ReleaseState> } | undefined
-            >;
-            pulumi.all([previous, releaseStates(args.controlPlane.goals)]).apply(([before, desired]) => {
-                for (const w of restartWarnings(before?.statefulReleases, desired, stack)) {
+            pulumi.all([args.cluster.kubeconfig, releaseStates(args.controlPlane.goals, key)]).apply(async ([kubeconfig, desired]) => {
+                let installed;
+                try {
+                    installed = await readInstalledStatefulReleases({
+                        ...(kubeconfig === undefined ? {} : { kubeconfig }),
+                        ...(args.cluster.context ? { context: args.cluster.context } : {}),
+                        source: "the control plane's kubeconfig",
+                    });
+                } catch (err) {
+                    void pulumi.log.warn(
+                        `could not read the receipt ${RECEIPT.namespace}/${RECEIPT.name} (${(err as Error).message}), so this preview does not say ` +
+                            `whether it restarts NATS, OpenBao or Cassandra; npm run upgrade -- --stack ${stack} --plan lists what would change`,
+                        this,
+                    );
+                    return;
+                }
+                for (const w of restartWarnings(installed, desired, stack)) {
                     void pulumi.log.warn(w.message, args.controlPlane.releases[w.release]);
                 }
             });
         }
 
-        this.outputs = { bundleRelease: args.release.release, receipt: `${RECEIPT.namespace}/${RECEIPT.name}`, statefulReleases: deployed };
+        this.outputs = {
+            bundleRelease: args.release.release,
+            receipt: `${RECEIPT.namespace}/${RECEIPT.name}`,
+            statefulReleases: releaseStates(recorded),
+        };
         this.registerOutputs(this.outputs);
     }
 }

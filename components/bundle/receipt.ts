@@ -14,6 +14,12 @@ export interface ReceiptContent {
     readonly bundleRelease: string;
     readonly controlPlane: Readonly<Record<string, string>>;
     readonly computePlanes: Readonly<Record<string, Readonly<Record<string, string>>>>;
+    /**
+     * NATS, OpenBao and Cassandra as this update gave them: chart version and a keyed digest of
+     * their values (the key stays in the stack's state), what the next preview's restart warning
+     * compares with. Absent in receipts written before it was kept.
+     */
+    readonly statefulReleases?: Readonly<Record<string, { readonly version: string; readonly values: string }>>;
 }
 
 /** Keys sorted, so the same content is the same ConfigMap. */
@@ -31,6 +37,7 @@ export function receiptData(content: ReceiptContent): Record<string, string> {
         bundleRelease: content.bundleRelease,
         controlPlane: sortedJson(content.controlPlane),
         computePlanes: sortedJson(content.computePlanes),
+        ...(content.statefulReleases ? { statefulReleases: sortedJson(content.statefulReleases) } : {}),
     };
 }
 
@@ -40,12 +47,17 @@ export function parseReceipt(data: Readonly<Record<string, string>> | undefined)
     try {
         const controlPlane = JSON.parse(data.controlPlane ?? "{}") as unknown;
         const computePlanes = JSON.parse(data.computePlanes ?? "{}") as unknown;
-        const isMap = (v: unknown) => !!v && typeof v === "object" && !Array.isArray(v);
+        const stateful = data.statefulReleases === undefined ? undefined : (JSON.parse(data.statefulReleases) as unknown);
+        const isMap = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
         if (!isMap(controlPlane) || !isMap(computePlanes)) return undefined;
+        const isState = (v: unknown) => isMap(v) && typeof v.version === "string" && typeof v.values === "string";
+        // A malformed stateful part costs only the restart warning's values check, not the receipt.
+        const statefulReleases = isMap(stateful) && Object.values(stateful).every(isState) ? stateful : undefined;
         return {
             bundleRelease: data.bundleRelease,
             controlPlane: controlPlane as Record<string, string>,
             computePlanes: computePlanes as Record<string, Record<string, string>>,
+            ...(statefulReleases ? { statefulReleases: statefulReleases as Record<string, { version: string; values: string }> } : {}),
         };
     } catch {
         return undefined;
@@ -54,11 +66,14 @@ export function parseReceipt(data: Readonly<Record<string, string>> | undefined)
 
 export interface UpgradeReceiptArgs {
     readonly namespace: pulumi.Input<string>;
-    readonly content: pulumi.Input<ReceiptContent>;
+    readonly content: pulumi.Input<Omit<ReceiptContent, "statefulReleases">>;
+    /** Keyed digests: secret only through their key, so shown in the clear and a values change is visible in the diff. */
+    readonly statefulReleases: pulumi.Input<NonNullable<ReceiptContent["statefulReleases"]>>;
 }
 
 /** The receipt ConfigMap; its dependencies (every release and gate) make it the last thing `up` writes. */
 export function upgradeReceipt(name: string, args: UpgradeReceiptArgs, opts: pulumi.CustomResourceOptions): k8s.core.v1.ConfigMap {
+    const data = pulumi.output(args.content).apply((c) => receiptData(c));
     return new k8s.core.v1.ConfigMap(
         name,
         {
@@ -71,7 +86,12 @@ export function upgradeReceipt(name: string, args: UpgradeReceiptArgs, opts: pul
                         "written by pulumi up and npm run upgrade once every stage passed; do not edit (a stale receipt is corrected by rerunning the upgrade)",
                 },
             },
-            data: pulumi.output(args.content).apply((c) => receiptData(c)),
+            data: {
+                bundleRelease: data.bundleRelease,
+                controlPlane: data.controlPlane,
+                computePlanes: data.computePlanes,
+                statefulReleases: pulumi.unsecret(pulumi.output(args.statefulReleases).apply((r) => sortedJson(r))),
+            },
         },
         opts,
     );

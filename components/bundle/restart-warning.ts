@@ -23,9 +23,11 @@ export interface ReleaseGoal {
 
 /**
  * A digest of a release's values, the same whether taken from the program's inputs or from the
- * release's recorded outputs: keys sorted, and nulls dropped (the provider drops them).
+ * release's recorded outputs: keys sorted, and nulls dropped (the provider drops them). With a
+ * key it is an HMAC, for the receipt: Cassandra's values carry its password, and a plain digest
+ * in a ConfigMap would let anyone who reads it test guesses.
  */
-export function valuesFingerprint(values: unknown): string {
+export function valuesFingerprint(values: unknown, key?: string): string {
     const canonical = (v: unknown): unknown => {
         if (Array.isArray(v)) return v.map(canonical);
         if (v && typeof v === "object") {
@@ -38,10 +40,8 @@ export function valuesFingerprint(values: unknown): string {
         }
         return v;
     };
-    return crypto
-        .createHash("sha256")
-        .update(JSON.stringify(canonical(values)))
-        .digest("hex");
+    const hash = key === undefined ? crypto.createHash("sha256") : crypto.createHmac("sha256", key);
+    return hash.update(JSON.stringify(canonical(values))).digest("hex");
 }
 
 /** A stateful release as one update sees it: chart version and values digest. */
@@ -50,13 +50,22 @@ export interface ReleaseState {
     readonly values: string;
 }
 
-/** The stateful releases among these, by name (secret when their values are). */
-export function releaseStates(goals: Readonly<Record<string, ReleaseGoal>>): pulumi.Output<Record<string, ReleaseState>> {
+/** As installed: the values digest is unknown when the receipt predates it. */
+export interface InstalledState {
+    readonly version: string;
+    readonly values?: string;
+}
+
+/** The stateful releases among these, by name (secret when their values are); digests keyed with `key` when given. */
+export function releaseStates(
+    goals: Readonly<Record<string, ReleaseGoal>>,
+    key?: pulumi.Input<string>,
+): pulumi.Output<Record<string, ReleaseState>> {
     const names = Object.keys(STATEFUL_RELEASES).filter((n) => goals[n]);
     return pulumi
-        .all(names.map((n) => pulumi.all([goals[n].version, goals[n].values])))
-        .apply((pairs) =>
-            Object.fromEntries(pairs.map(([version, values], i) => [names[i], { version, values: valuesFingerprint(values) }])),
+        .all([key, pulumi.all(names.map((n) => pulumi.all([goals[n].version, goals[n].values])))])
+        .apply(([k, pairs]) =>
+            Object.fromEntries(pairs.map(([version, values], i) => [names[i], { version, values: valuesFingerprint(values, k) }])),
         );
 }
 
@@ -69,7 +78,7 @@ const bare = (v: string) => v.replace(/^v/, "");
  * recorded it) and whose chart version or values this update changes. Pure, for the tests.
  */
 export function restartWarnings(
-    installed: Readonly<Record<string, ReleaseState>> | undefined,
+    installed: Readonly<Record<string, InstalledState>> | undefined,
     desired: Readonly<Record<string, ReleaseState>>,
     stack: string,
 ): { release: StatefulRelease; message: string }[] {
@@ -82,7 +91,7 @@ export function restartWarnings(
             ...(!isRange(after.version) && bare(before.version) !== bare(after.version)
                 ? [`chart ${before.version} -> ${after.version}`]
                 : []),
-            ...(before.values !== after.values ? ["its values"] : []),
+            ...(before.values !== undefined && before.values !== after.values ? ["its values"] : []),
         ];
         if (changes.length === 0) return [];
         return [

@@ -29,56 +29,66 @@ export function sysctlScript(): string {
 }
 
 /**
- * The `node-inotify-tuner` DaemonSet in `kube-system`, exactly as NVIDIA's runbook specifies:
- * NVCA's file watchers exhaust the 128 inotify instances some node images allow.
+ * The `node-inotify-tuner` DaemonSet in `kube-system`, exactly as NVIDIA's runbook specifies (what
+ * a user following the runbook applies by hand; the install benchmark applies it so for Helmfile).
  */
+export function inotifyTunerDaemonSet(args: Omit<InotifyTunerArgs, "skipAwait">) {
+    return {
+        apiVersion: "apps/v1" as const,
+        kind: "DaemonSet" as const,
+        metadata: {
+            name: "node-inotify-tuner",
+            namespace: "kube-system",
+            labels: LABELS,
+        },
+        spec: {
+            selector: { matchLabels: LABELS },
+            template: {
+                metadata: { labels: LABELS },
+                spec: {
+                    hostPID: true,
+                    tolerations: [{ operator: "Exists" }],
+                    priorityClassName: "system-node-critical",
+                    terminationGracePeriodSeconds: 1,
+                    initContainers: [
+                        {
+                            name: "set-sysctl",
+                            image: args.initImage,
+                            securityContext: { privileged: true },
+                            command: ["sh", "-c", sysctlScript()],
+                            volumeMounts: [{ name: "host", mountPath: "/host" }],
+                        },
+                    ],
+                    containers: [
+                        {
+                            name: "pause",
+                            image: args.pauseImage,
+                            resources: {
+                                requests: { cpu: "1m", memory: "1Mi" },
+                                limits: { cpu: "10m", memory: "16Mi" },
+                            },
+                        },
+                    ],
+                    volumes: [{ name: "host", hostPath: { path: "/" } }],
+                },
+            },
+        },
+    };
+}
+
+/** The runbook's DaemonSet (inotifyTunerDaemonSet): NVCA's file watchers exhaust the 128 inotify instances some node images allow. */
 export class InotifyTuner extends pulumi.ComponentResource {
     /** The DaemonSet that raises each node's inotify limits. */
     readonly daemonSet: k8s.apps.v1.DaemonSet;
 
     constructor(name: string, args: InotifyTunerArgs, opts?: pulumi.ComponentResourceOptions) {
         super("nvcf:compute-plane:InotifyTuner", name, {}, opts);
+        const manifest = inotifyTunerDaemonSet(args);
         this.daemonSet = new k8s.apps.v1.DaemonSet(
             `${name}-daemonset`,
             {
-                metadata: {
-                    name: "node-inotify-tuner",
-                    namespace: "kube-system",
-                    labels: LABELS,
-                    ...(args.skipAwait ? { annotations: { "pulumi.com/skipAwait": "true" } } : {}),
-                },
-                spec: {
-                    selector: { matchLabels: LABELS },
-                    template: {
-                        metadata: { labels: LABELS },
-                        spec: {
-                            hostPID: true,
-                            tolerations: [{ operator: "Exists" }],
-                            priorityClassName: "system-node-critical",
-                            terminationGracePeriodSeconds: 1,
-                            initContainers: [
-                                {
-                                    name: "set-sysctl",
-                                    image: args.initImage,
-                                    securityContext: { privileged: true },
-                                    command: ["sh", "-c", sysctlScript()],
-                                    volumeMounts: [{ name: "host", mountPath: "/host" }],
-                                },
-                            ],
-                            containers: [
-                                {
-                                    name: "pause",
-                                    image: args.pauseImage,
-                                    resources: {
-                                        requests: { cpu: "1m", memory: "1Mi" },
-                                        limits: { cpu: "10m", memory: "16Mi" },
-                                    },
-                                },
-                            ],
-                            volumes: [{ name: "host", hostPath: { path: "/" } }],
-                        },
-                    },
-                },
+                ...manifest,
+                metadata: { ...manifest.metadata, ...(args.skipAwait ? { annotations: { "pulumi.com/skipAwait": "true" } } : {}) },
             },
             // The runbook waits five minutes for the rollout.
             { parent: this, dependsOn: opts?.dependsOn, customTimeouts: { create: "5m", update: "5m" } },

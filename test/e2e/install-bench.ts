@@ -17,6 +17,11 @@ import * as path from "node:path";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { deepMerge, type Plain } from "../../config/model/deep-merge";
 import { CATALOG } from "../../components/catalog/control-plane";
+import { addonDependencies, ADDONS } from "../../components/catalog/compute-plane-addons";
+import { NVCA_OPERATOR, SMB_CSI_DRIVER } from "../../components/catalog/compute-plane";
+import { inotifyTunerDaemonSet } from "../../components/compute-plane/inotify-tuner";
+import { mintAdminToken, registerCluster } from "../../components/dynamic/icms";
+import { discoverClusterIdentity } from "../../components/dynamic/oidc-discovery";
 import { longestChain, releaseDependencies } from "../../components/control-plane/ordering";
 import { findParityTools, type ParityTools } from "../../scripts/parity/tools";
 import { bundleSecrets, CASSANDRA_PASSWORD, NGC_KEY } from "../parity/bundle-secrets";
@@ -291,11 +296,14 @@ async function helmfileSync(setup: Setup, kubeconfig: string): Promise<number> {
 /**
  * GPU clusters installed one after another as NVIDIA's compute-plane Makefile does
  * (`make register-cluster`, then `make install`: Helmfile over `deploy/stacks/nvcf-compute-plane`),
- * every add-on on. Its add-on repositories are literal public ones: the copy points them at the
- * registry, as its own `nvca-operator` repository is. nvcf-cli is not built here: the file
- * `register-cluster` leaves is written instead (untimed), so Helmfile's side has no registration.
+ * every add-on on, with what the program does beside it and NVIDIA's documents leave to the user
+ * (the SMB CSI driver with Helm, the runbook's inotify DaemonSet), so both sides do the same work.
+ * Its add-on repositories are literal public ones: the copy points them at the registry, as its
+ * own `nvca-operator` repository is. nvcf-cli is not built here: the registration makes the
+ * requests the program's registration makes (the cluster's issuer and JWKS, an admin token, the
+ * register call) to the same ICMS stand-in, and writes the values file `register-cluster` leaves.
  */
-async function helmfileOneByOne(setup: Setup, kubeconfigs: readonly string[]): Promise<number> {
+async function helmfileOneByOne(setup: Setup, kubeconfigs: readonly string[], icmsUrl: string): Promise<number> {
     const work = fs.mkdtempSync(path.join(setup.work, "helmfile-fleet-"));
     const stack = path.join(bundleCopy(setup, work), "nvcf-compute-plane");
     const dependencies = path.join(stack, "helmfile.d", "01-dependencies.yaml.gotmpl");
@@ -317,23 +325,64 @@ async function helmfileOneByOne(setup: Setup, kubeconfigs: readonly string[]): P
     const out = path.join(work, "out");
     fs.mkdirSync(out);
     let total = 0;
+    const endpoint = { url: icmsUrl, timeoutMs: 10_000, retries: 1 };
     for (const [i, kubeconfig] of kubeconfigs.entries()) {
         const name = `gpu-${i + 1}`;
-        fs.writeFileSync(
-            path.join(out, `${name}-register-values.yaml`),
-            toYaml({
-                clusterID: crypto.randomUUID(),
-                clusterGroupID: crypto.randomUUID(),
-                ncaID: "nvcf-default",
+        total += await timed(async () => {
+            const identity = await discoverClusterIdentity({ kubeconfig }, endpoint);
+            const ids = await registerCluster(endpoint, await mintAdminToken(endpoint), {
+                clusterName: name,
+                ncaId: "nvcf-default",
                 region: "us-west-1",
-                selfManaged: { identitySource: "psat", icmsServiceURL: "http://sis.nvcf.test", revalServiceURL: "http://reval.nvcf.test" },
-            }),
-        );
-        total += await timed(() =>
-            helmfile(setup, stack, kubeconfig, work, { CLUSTER_NAME: name, NCA_ID: "nvcf-default", OUTPUT_DIR: out }),
-        );
+                cloudProvider: "ON-PREM",
+                jwks: identity.jwks,
+                oidcIssuer: identity.issuer,
+            });
+            fs.writeFileSync(
+                path.join(out, `${name}-register-values.yaml`),
+                toYaml({
+                    clusterID: ids.clusterId,
+                    clusterGroupID: ids.clusterGroupId,
+                    ncaID: "nvcf-default",
+                    region: "us-west-1",
+                    selfManaged: { identitySource: "psat", icmsServiceURL: "http://sis.nvcf.test", revalServiceURL: "http://reval.nvcf.test" },
+                }),
+            );
+            await helmfile(setup, stack, kubeconfig, work, { CLUSTER_NAME: name, NCA_ID: "nvcf-default", OUTPUT_DIR: out });
+            await smbDriverByHand(setup, kubeconfig, work);
+            await inotifyTunerByHand(kubeconfig);
+        });
     }
     return total;
+}
+
+/** The SMB CSI driver as a user adds it beside NVIDIA's stack: Helm, waiting for it, from the same registry and version as the program. */
+async function smbDriverByHand(setup: Setup, kubeconfig: string, work: string): Promise<void> {
+    const kubeconfigFile = path.join(work, `kubeconfig-${crypto.randomUUID()}`);
+    fs.writeFileSync(kubeconfigFile, kubeconfig, { mode: 0o600 });
+    const chart = `oci://${setup.registry.host}/${REPOSITORY}/${SMB_CSI_DRIVER.chart}`;
+    await run(
+        setup.parity.helm,
+        ["upgrade", "--install", SMB_CSI_DRIVER.name, chart, "--version", SMB_VERSION, "--namespace", "kube-system", "--wait"],
+        { env: { ...setup.helmEnv, KUBECONFIG: kubeconfigFile } },
+    );
+}
+
+/** The runbook's inotify DaemonSet, applied and waited for as its `kubectl rollout status` does. */
+async function inotifyTunerByHand(kubeconfig: string): Promise<void> {
+    const kube = new Kube(kubeconfig);
+    const manifest = inotifyTunerDaemonSet({ initImage: "busybox:1.36", pauseImage: "registry.k8s.io/pause:3.9" });
+    const path_ = `/apis/apps/v1/namespaces/${manifest.metadata.namespace}/daemonsets`;
+    const res = await kube.request("POST", path_, manifest);
+    if (res.status !== 201) throw new Error(`the inotify DaemonSet: ${res.status} ${res.text.slice(0, 300)}`);
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        const ds = (await kube.request("GET", `${path_}/${manifest.metadata.name}`)).body as {
+            metadata: { generation: number };
+            status?: { observedGeneration?: number; desiredNumberScheduled?: number; numberReady?: number };
+        };
+        if ((ds.status?.observedGeneration ?? 0) >= ds.metadata.generation && ds.status?.numberReady === ds.status?.desiredNumberScheduled) return;
+    }
+    throw new Error("the inotify DaemonSet did not roll out in 60 s");
 }
 
 /** Every chart packaged and pushed to the registry, as a chart repository holds them. */

@@ -463,6 +463,11 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         assert.equal(data.bundleRelease, "0.8.0");
         assert.equal(JSON.parse(data.controlPlane).nats, "0.7.1");
         assert.equal(JSON.parse(data.computePlanes)[GPU]["nvca-operator"], "1.21.3");
+        // What the next preview compares with, on the cluster: the stack's own state is never read.
+        const stateful = JSON.parse(data.statefulReleases) as Record<string, { version: string; values: string }>;
+        assert.deepEqual(Object.keys(stateful).sort(), ["cassandra", "nats", "openbao-server"]);
+        assert.equal(stateful.nats.version, "0.7.1");
+        for (const s of Object.values(stateful)) assert.match(s.values, /^[0-9a-f]{64}$/);
         const preview = await cli.run(["preview", "--expect-no-changes"]);
         assert.doesNotMatch(preview.stdout + preview.stderr, /this update changes/, "no warning when nothing changes");
     });
