@@ -1,5 +1,5 @@
 /**
- * `npm run bench:install [-- --scale <n>] [--no-fleet]`: the command line first
+ * `npm run bench:install [-- --scale <n>] [--runs <n>] [--no-fleet]`: the command line first
  * (install-bench-cli.ts), then the benchmark (install-bench.ts), loaded only when it runs.
  */
 import { processIo } from "../../scripts/lib/cli";

@@ -34,8 +34,11 @@ import { FakeControlPlane } from "../support/fake-icms";
 import { BaoCluster, openbaoChartConfig } from "./real-openbao";
 import { CHARTS } from "./stack-config";
 import type { InstallBenchOptions } from "./install-bench-cli";
+import { summary } from "./bench-figures";
 
 const REPO = path.resolve(__dirname, "..", "..");
+/** The fixture csi-driver-smb chart's version (test/e2e/charts), given to both sides. */
+const SMB_VERSION = "v1.17.0";
 const PROJECT = "nvcf-self-managed";
 const REPOSITORY = "nvidia/nvcf";
 
@@ -217,23 +220,32 @@ async function withDevStack<T>(setup: Setup, kubeconfig: string, use: (cli: Pulu
 
 const up = (cli: PulumiCli) => cli.run(["up", "--yes", "--skip-preview"], { timeoutMs: 60 * 60_000 });
 
+/** The suite's ICMS stand-in for the length of `use`. */
+async function withIcms<T>(use: (icmsUrl: string) => Promise<T>): Promise<T> {
+    const icms = new FakeControlPlane();
+    await icms.start();
+    try {
+        return await use(icms.icmsUrl);
+    } finally {
+        await icms.stop();
+    }
+}
+
 /**
  * A fleet of GPU clusters added to an installed control plane in one `pulumi up`: each its own
  * API server, registered with the suite's ICMS stand-in, every add-on on.
  */
 async function pulumiFleet(setup: Setup, kubeconfigs: readonly string[]): Promise<number> {
     const [controlPlane, ...gpus] = kubeconfigs;
-    const icms = new FakeControlPlane();
-    await icms.start();
-    try {
-        return await withDevStack(setup, controlPlane, async (cli, stackFile) => {
+    return withIcms((icmsUrl) =>
+        withDevStack(setup, controlPlane, async (cli, stackFile) => {
             await up(cli);
             const repository = `oci://${setup.registry.host}/${REPOSITORY}`;
             const planes = gpus.map((_, i) => ({
                 clusterName: `gpu-${i + 1}`,
                 cluster: { clusterIdentifier: `gpu-${i + 1}` },
-                registration: { icmsURL: icms.icmsUrl, apiKeysURL: icms.icmsUrl, timeoutSeconds: 10, retries: 1 },
-                smbCsiDriver: { source: `${repository}/csi-driver-smb` },
+                registration: { icmsURL: icmsUrl, apiKeysURL: icmsUrl, timeoutSeconds: 10, retries: 1 },
+                smbCsiDriver: { source: `${repository}/${SMB_CSI_DRIVER.chart}`, version: SMB_VERSION },
                 // The add-ons' charts from the same registry (their public repositories otherwise), as Helmfile's copy has them.
                 addons: Object.fromEntries(Object.entries(ADDON_SWITCHES).map(([k, v]) => [k, { ...v, repository }])),
             }));
@@ -244,10 +256,8 @@ async function pulumiFleet(setup: Setup, kubeconfigs: readonly string[]): Promis
             doc.config[`${PROJECT}:computePlanes`] = planes;
             fs.writeFileSync(stackFile, toYaml(doc));
             return timed(() => up(cli));
-        });
-    } finally {
-        await icms.stop();
-    }
+        }),
+    );
 }
 
 /**
@@ -345,7 +355,11 @@ async function helmfileOneByOne(setup: Setup, kubeconfigs: readonly string[], ic
                     clusterGroupID: ids.clusterGroupId,
                     ncaID: "nvcf-default",
                     region: "us-west-1",
-                    selfManaged: { identitySource: "psat", icmsServiceURL: "http://sis.nvcf.test", revalServiceURL: "http://reval.nvcf.test" },
+                    selfManaged: {
+                        identitySource: "psat",
+                        icmsServiceURL: "http://sis.nvcf.test",
+                        revalServiceURL: "http://reval.nvcf.test",
+                    },
                 }),
             );
             await helmfile(setup, stack, kubeconfig, work, { CLUSTER_NAME: name, NCA_ID: "nvcf-default", OUTPUT_DIR: out });
@@ -380,7 +394,8 @@ async function inotifyTunerByHand(kubeconfig: string): Promise<void> {
             metadata: { generation: number };
             status?: { observedGeneration?: number; desiredNumberScheduled?: number; numberReady?: number };
         };
-        if ((ds.status?.observedGeneration ?? 0) >= ds.metadata.generation && ds.status?.numberReady === ds.status?.desiredNumberScheduled) return;
+        if ((ds.status?.observedGeneration ?? 0) >= ds.metadata.generation && ds.status?.numberReady === ds.status?.desiredNumberScheduled)
+            return;
     }
     throw new Error("the inotify DaemonSet did not roll out in 60 s");
 }
@@ -405,13 +420,43 @@ async function weightedChain(): Promise<{ seconds: number; chain: string[] }> {
     return { seconds: chain.reduce((sum, n) => sum + weight(n), 0), chain };
 }
 
-function report(what: string, pulumiMs: number, pulumiWay: string, helmfileMs: number, helmfileWay: string): void {
+/**
+ * A GPU cluster's longest weighted chain, the floor of a fleet's `pulumi up` (the clusters install
+ * side by side): the add-ons' chain, or the SMB driver, then the NVCA operator, which waits for them.
+ */
+function fleetChain(): { seconds: number; chain: string[] } {
+    const weight = (name: string) => (READY_SECONDS[name] ?? 0) + hookSeconds(name);
+    const addons = longestChain(addonDependencies(ADDONS), weight);
+    const before = [addons, [SMB_CSI_DRIVER.name]].reduce((a, b) =>
+        b.reduce((t, n) => t + weight(n), 0) > a.reduce((t, n) => t + weight(n), 0) ? b : a,
+    );
+    const chain = [...before, NVCA_OPERATOR.name];
+    return { seconds: chain.reduce((sum, n) => sum + weight(n), 0), chain };
+}
+
+function report(
+    what: string,
+    floorMs: number,
+    pulumiMs: readonly number[],
+    pulumiWay: string,
+    helmfileMs: readonly number[],
+    helmfileWay: string,
+): void {
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    console.log(`${what}: ${pulumiWay} ${s(pulumiMs)}; ${helmfileWay} ${s(helmfileMs)}; ratio ${(pulumiMs / helmfileMs).toFixed(2)}`);
+    const side = (ms: readonly number[]) => {
+        const { median, low, high } = summary(ms);
+        return `median ${s(median)} (${s(low)}-${s(high)} over ${ms.length})`;
+    };
+    const p = summary(pulumiMs).median;
+    const h = summary(helmfileMs).median;
+    console.log(`${what}:`);
+    console.log(`  ${pulumiWay}: ${side(pulumiMs)}; ${(p / floorMs).toFixed(2)}x its floor of ${s(floorMs)}`);
+    console.log(`  ${helmfileWay}: ${side(helmfileMs)}`);
+    console.log(`  ratio of the medians ${(p / h).toFixed(2)}`);
 }
 
 /** The benchmark, once install-bench-main.ts has read the command line. Exit 0 measured, 1 a tool missing or an install failed. */
-export async function installBench({ scale, fleets }: InstallBenchOptions): Promise<number> {
+export async function installBench({ scale, fleets, runs }: InstallBenchOptions): Promise<number> {
     const { tools, missing } = findTools();
     const found = findParityTools();
     const gaps = [
@@ -461,18 +506,42 @@ export async function installBench({ scale, fleets }: InstallBenchOptions): Prom
             `bench:install: delays divided by ${scale}; the program's longest weighted chain: ${(floor.seconds / scale).toFixed(1)} s`,
         );
         console.log(`  (${floor.chain.map((n) => `${n} ${((READY_SECONDS[n] + hookSeconds(n)) / scale).toFixed(1)} s`).join(" > ")})`);
-        const pulumiMs = await onNewClusters(setup, 1, ([kubeconfig]) => withDevStack(setup, kubeconfig, (cli) => timed(() => up(cli))));
-        const helmfileMs = await onNewClusters(setup, 1, ([kubeconfig]) => helmfileSync(setup, kubeconfig));
-        report("one environment", pulumiMs, "pulumi up of the dev stack", helmfileMs, "helmfile --sequential-helmfiles sync");
+        const fleetFloor = fleetChain();
+        console.log(
+            `  a GPU cluster's longest weighted chain: ${(fleetFloor.seconds / scale).toFixed(1)} s (${fleetFloor.chain.join(" > ")})`,
+        );
+        // The sides take turns, so a change in the machine's load falls on both.
+        const pulumiMs: number[] = [];
+        const helmfileMs: number[] = [];
+        for (let i = 0; i < runs; i++) {
+            pulumiMs.push(await onNewClusters(setup, 1, ([kubeconfig]) => withDevStack(setup, kubeconfig, (cli) => timed(() => up(cli)))));
+            helmfileMs.push(await onNewClusters(setup, 1, ([kubeconfig]) => helmfileSync(setup, kubeconfig)));
+        }
+        const floorMs = (seconds: number) => (seconds * 1000) / scale;
+        report(
+            "one environment",
+            floorMs(floor.seconds),
+            pulumiMs,
+            "pulumi up of the dev stack",
+            helmfileMs,
+            "helmfile --sequential-helmfiles sync",
+        );
         for (const n of fleets) {
-            const fleetMs = await onNewClusters(setup, n + 1, (kubeconfigs) => pulumiFleet(setup, kubeconfigs));
-            const oneByOneMs = await onNewClusters(setup, n, (kubeconfigs) => helmfileOneByOne(setup, kubeconfigs));
+            const fleetMs: number[] = [];
+            const oneByOneMs: number[] = [];
+            for (let i = 0; i < runs; i++) {
+                fleetMs.push(await onNewClusters(setup, n + 1, (kubeconfigs) => pulumiFleet(setup, kubeconfigs)));
+                oneByOneMs.push(
+                    await onNewClusters(setup, n, (kubeconfigs) => withIcms((icms) => helmfileOneByOne(setup, kubeconfigs, icms))),
+                );
+            }
             report(
                 `${n} GPU cluster${n > 1 ? "s" : ""}`,
+                floorMs(fleetFloor.seconds),
                 fleetMs,
                 "one pulumi up",
                 oneByOneMs,
-                "helmfile sync per cluster, one after another",
+                "register, helmfile sync, SMB driver and inotify DaemonSet per cluster, one after another",
             );
         }
         return 0;
