@@ -12,6 +12,7 @@ import {
 } from "../components/bundle/bundle-releases";
 import { installedStatefulReleases } from "../components/bundle/installed";
 import { parseReceipt, receiptData } from "../components/bundle/receipt";
+import { receiptKeyProvider } from "../components/bundle/receipt-key";
 import { restartWarnings, valuesFingerprint } from "../components/bundle/restart-warning";
 import { computePlaneVersions, controlPlaneChartVersions } from "../components/bundle/versions";
 import { CATALOG, RELEASE_NAMES } from "../components/catalog/control-plane";
@@ -207,7 +208,7 @@ describe("the receipt and the stateful releases in the program", () => {
     test("the receipt keeps NATS, OpenBao and Cassandra as deployed: version and an HMAC of their values, keyed by a stack-state secret", () => {
         const receipt = run.resources.find((r) => r.type === "kubernetes:core/v1:ConfigMap" && r.name === "bundle-receipt")!;
         const key = run.resources.find((r) => r.name === "bundle-receipt-key")!;
-        assert.equal(key.type, "random:index/randomPassword:RandomPassword");
+        assert.equal(key.type, "pulumi-nodejs:dynamic/nvcf:BundleReceiptKey");
         assert.equal(key.parent, run.resources.find((r) => r.type === "nvcf:bundle:Bundle")!.urn);
         const content = parseReceipt(receipt.inputs.data as Record<string, string>)!;
         const releases = Object.fromEntries(
@@ -218,10 +219,26 @@ describe("the receipt and the stateful releases in the program", () => {
             const release = releases[name];
             assert.ok(release, name);
             assert.equal(state.version, release.inputs.version);
-            // The mocks' RandomPassword result is the key; a plain SHA-256 of the values (with Cassandra's password in them) is never written.
-            assert.equal(state.values, valuesFingerprint(release.inputs.values, "generated-cassandra-password"));
+            // The mocks' key; a plain SHA-256 of the values (with Cassandra's password in them) is never written.
+            assert.equal(state.values, valuesFingerprint(release.inputs.values, "ab".repeat(32)));
             assert.notEqual(state.values, valuesFingerprint(release.inputs.values));
         }
+    });
+
+    test("the receipt key is made once by its own provider (no random plugin), kept secret, and never replaced", async () => {
+        const first = (await receiptKeyProvider.create!({})).outs!;
+        const second = (await receiptKeyProvider.create!({})).outs!;
+        assert.match(first.key, /^[0-9a-f]{64}$/);
+        assert.notEqual(first.key, second.key);
+        assert.deepEqual(await receiptKeyProvider.diff!("bundle-receipt-key", first, {}), { changes: false });
+        // Only an unset cassandraPassword needs the random provider (the end-to-end stacks set it and have no random plugin).
+        const bundle = run.resources.find((r) => r.type === "nvcf:bundle:Bundle")!;
+        const randoms = run.resources.filter((r) => r.type.startsWith("random:"));
+        assert.deepEqual(
+            randoms.map((r) => r.name),
+            ["control-plane-cassandra-password"],
+        );
+        assert.ok(!randoms.some((r) => r.parent === bundle.urn));
     });
 
     test("the receipt's data round-trips, its keys sorted; something else in its place is not a receipt", () => {

@@ -1,11 +1,11 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import * as random from "@pulumi/random";
 import type { ClusterAccess } from "../kubernetes/provider";
 import type { BundleRelease } from "./bundle-releases";
 import { readInstalledStatefulReleases } from "./installed";
 import { RECEIPT, upgradeReceipt, type ReceiptContent } from "./receipt";
 import { releaseStates, restartWarnings, type ReleaseGoal, type ReleaseState } from "./restart-warning";
+import { ReceiptKey } from "./receipt-key";
 
 export interface BundleArgs {
     /** The bundle release the stack selects. */
@@ -60,8 +60,7 @@ export class Bundle extends pulumi.ComponentResource {
         const recorded = Object.fromEntries(
             Object.entries(args.controlPlane.releases).map(([n, r]) => [n, { version: r.version, values: r.values }]),
         );
-        // Keys the receipt's values digests; it stays in the stack's state, never on the cluster.
-        const key = new random.RandomPassword(`${name}-receipt-key`, { length: 32, special: false }, { parent: this }).result;
+        const key = new ReceiptKey(`${name}-receipt-key`, { parent: this }).key;
         this.receipt = upgradeReceipt(
             `${name}-receipt`,
             { namespace: args.controlPlane.namespace, content, statefulReleases: releaseStates(recorded, key) },

@@ -34,9 +34,8 @@ export function mockState(type: string, inputs: Record<string, unknown>): Record
                 oidcIssuer: "https://kubernetes.default.svc.cluster.local",
                 jwksHash: "0".repeat(64),
             };
-        case "pulumi:pulumi:StackReference":
-            // A stack with no update yet: the engine reads no outputs.
-            return { ...inputs, outputs: {}, secretOutputNames: [] };
+        case "pulumi-nodejs:dynamic/nvcf:BundleReceiptKey":
+            return { ...inputs, key: "ab".repeat(32) };
         default:
             return inputs;
     }

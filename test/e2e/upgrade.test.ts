@@ -33,6 +33,7 @@ import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 import { AGENT_STATUS } from "../../components/contracts/nvca";
 import { JSZ_STORAGE, NATS } from "../../components/contracts/nats";
+import { isSecretAt } from "../../scripts/lib/secret-envelope";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const STACK = "e2e";
@@ -468,6 +469,11 @@ describe("end-to-end: npm run upgrade from bundle release A to B", { skip }, () 
         assert.deepEqual(Object.keys(stateful).sort(), ["cassandra", "nats", "openbao-server"]);
         assert.equal(stateful.nats.version, "0.7.1");
         for (const s of Object.values(stateful)) assert.match(s.values, /^[0-9a-f]{64}$/);
+        // The digests' key is a secret in the stack's state (exported state shows its envelope, not the key).
+        const state = JSON.parse((await cli.run(["stack", "export"])).stdout) as { deployment: { resources: any[] } };
+        const key = state.deployment.resources.find((r) => String(r.urn).endsWith("::bundle-receipt-key"));
+        assert.ok(key, "the bundle-receipt-key resource is in the state");
+        assert.ok(isSecretAt(key.outputs, ["key"]), `the key is kept as a secret: ${JSON.stringify(Object.keys(key.outputs))}`);
         const preview = await cli.run(["preview", "--expect-no-changes"]);
         assert.doesNotMatch(preview.stdout + preview.stderr, /this update changes/, "no warning when nothing changes");
     });
