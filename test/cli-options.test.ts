@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { parseOptions, UsageError } from "../scripts/lib/cli";
 import { planDiffCli } from "../scripts/plan-diff/cli";
+import { fleetCli } from "../scripts/fleet/cli";
 import { recoverCli } from "../scripts/recover/cli";
 import { renderCli } from "../scripts/render/cli";
 import { statusCli } from "../scripts/status/cli";
@@ -65,6 +66,12 @@ describe("a mistyped option", () => {
 
     const commands: [string, (argv: string[], io: ReturnType<typeof capture>) => Promise<number>, string[], string][] = [
         ["render", (argv, io) => renderCli(argv, io, {}), ["--stack", "dev", "--fromat", "json"], "--fromat'. Did you mean --format?"],
+        [
+            "fleet",
+            (argv, io) => fleetCli(argv, io, {}),
+            ["status", "--stack", "dev", "--kubeconifg", "k"],
+            "--kubeconifg'. Did you mean --kubeconfig?",
+        ],
         ["plan-diff", (argv, io) => planDiffCli(argv, io, {}), ["--stack", "dev", "--bsae", "HEAD"], "--bsae'. Did you mean --base?"],
         ["recover", (argv, io) => recoverCli(argv, io, {}), ["--stack", "dev", "--dry-rnu"], "--dry-rnu'. Did you mean --dry-run?"],
         ["status", (argv, io) => statusCli(argv, io, {}), ["--stack", "dev", "--wtach", "5"], "--wtach'. Did you mean --watch?"],

@@ -260,7 +260,7 @@ describe("the command lines", () => {
                 .filter(([, line]) => /(scripts|test\/e2e)\/[\w/-]+\.ts\b/.test(line))
                 .map(([name]) => name)
                 .sort();
-            const withHelp = [...scripts, "render", "plan-diff", "bench", "bench:test", "status", "upgrade", "recover"].sort();
+            const withHelp = [...scripts, "render", "plan-diff", "bench", "bench:test", "status", "upgrade", "recover", "fleet"].sort();
             assert.deepEqual(commands, withHelp);
         });
     });

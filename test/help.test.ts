@@ -52,6 +52,7 @@ describe("--help prints the usage before anything heavy loads", () => {
             "bench:install",
             "bench:test",
             "chart-reads",
+            "fleet",
             "plan-diff",
             "record:openbao",
             "recover",
