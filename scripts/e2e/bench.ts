@@ -22,7 +22,8 @@ if (wantsHelp(argv)) {
             "Runs the end-to-end files (all, or those given) once each, with the tools of scripts/e2e/build-tools.sh,\n" +
             "and prints each file's wall time and the machine's load average before and after; from the run of\n" +
             "test/e2e/e2e.test.ts, the pulumi up wall time of the full stack, the install time of the longest\n" +
-            "dependency chain, their ratio, and the no-change preview time.\n" +
+            "dependency chain, their ratio, the no-change preview time, and the up's peak memory and CPU time\n" +
+            "(the CLI and every process it starts: what an operator's workspace pod must hold).\n" +
             "  --ci    instead run the whole .ci/run on a fresh clone of HEAD (what CI runs, the end-to-end suite\n" +
             "          included when its tools are built) and print each stage's wall time and the load\n" +
             "Exit: 0 measured, 1 a file (or .ci/run) failed or was skipped.\n",
@@ -54,10 +55,11 @@ if (!runs.every((r) => r.passed)) {
     process.exit(1);
 }
 if (!fs.existsSync(out)) process.exit(0);
-const { timings, installMs, deps } = JSON.parse(fs.readFileSync(out, "utf8")) as {
+const { timings, installMs, deps, upUsage } = JSON.parse(fs.readFileSync(out, "utf8")) as {
     timings: Record<string, number>;
     installMs: Record<string, number>;
     deps: Record<string, string[]>;
+    upUsage?: { peakRssBytes: number; cpuSeconds: number };
 };
 // Longest path through the dependency graph, weighted by install time.
 const weight = (name: string) => installMs[name] ?? 0;
@@ -70,6 +72,10 @@ console.log(`pulumi up, full stack (wall):          ${s(up)}`);
 console.log(`longest chain, sum of install times:   ${s(critical.ms)} (${critical.chain.join(" -> ")})`);
 console.log(`ratio up / chain:                      ${(up / critical.ms).toFixed(2)}`);
 console.log(`pulumi preview, no change (wall):      ${s(timings["preview (no change)"])}`);
+if (upUsage) {
+    const mib = (upUsage.peakRssBytes / 2 ** 20).toFixed(0);
+    console.log(`pulumi up, its process tree:           peak memory ${mib} MiB, CPU ${upUsage.cpuSeconds.toFixed(1)} s`);
+}
 fs.rmSync(path.dirname(out), { recursive: true, force: true });
 
 /** `.ci/run` on a fresh clone of HEAD, its output streamed and kept; its stage times printed again at the end. */

@@ -30,6 +30,7 @@ import { ADMIN_ISSUER_GRANT_PATHS } from "../../components/contracts/openbao";
 import { HELM_FIELD_MANAGER } from "../../components/contracts/helm";
 import { finalizingNamespaces, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
 import { PulumiCli, userCheckout, type TimedEvent } from "./pulumi-cli";
+import type { TreeUsage } from "./process-tree";
 import { CONTROLLER_NS, e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 import { chartsWithUpstreamCrds, gatewayApiInstallFile, installCrds, upstreamCrds } from "./upstream-crds";
 import { AGENT_STATUS, type AgentStatus } from "../../components/contracts/nvca";
@@ -166,6 +167,8 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
     let releases: { name: string; namespace: string }[] = [];
     const timings: Record<string, number> = {};
     let benchInstallMs = new Map<string, number>();
+    /** What the first full `pulumi up` used, for the operator's workspace size (bench:e2e prints it). */
+    let upUsage: TreeUsage | undefined;
 
     async function timed<T>(label: string, f: () => Promise<T>): Promise<T> {
         const t0 = Date.now();
@@ -242,7 +245,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             deps["nvca-operator"] = [...registration, "csi-driver-smb", ...ADDON_RELEASES];
             fs.writeFileSync(
                 process.env.E2E_BENCH_OUT,
-                JSON.stringify({ timings, installMs: Object.fromEntries(benchInstallMs), deps }, null, 2),
+                JSON.stringify({ timings, installMs: Object.fromEntries(benchInstallMs), deps, upUsage }, null, 2),
             );
         }
         // Best effort: a failed run still tears down what it can, then the processes always stop.
@@ -474,7 +477,8 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
             const out = event.resOutputsEvent?.metadata;
             if (out && started.has(out.urn)) installMs.set(out.new?.inputs?.name ?? out.urn, at - started.get(out.urn)!);
         };
-        await timed("up", () => withFakeControllers(() => cli.run(["up", "--yes", "--skip-preview"], { onEvent })));
+        const measure = (u: TreeUsage) => (upUsage = u);
+        await timed("up", () => withFakeControllers(() => cli.run(["up", "--yes", "--skip-preview"], { onEvent, measure })));
         assert.deepEqual(controllerErrors, [], "the fake controllers did their part");
         // The gates passed against what the test drove, each check by name.
         const gates = (await deployedResources()).filter((r: any) => /HealthGate|Preflight/.test(r.type));

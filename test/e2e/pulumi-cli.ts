@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { stringify as toYaml } from "yaml";
+import { sampleTree, type TreeUsage } from "./process-tree";
 
 /** What a user's checkout holds that `pulumi` reads; tests, git and installs stay out of the copy. */
 const LEFT_OUT = new Set([".git", "node_modules", "test", "bin", ".pulumi", ".pulumi-state"]);
@@ -55,7 +56,7 @@ export class PulumiCli {
     /** Runs `pulumi <args>`; throws with the output unless it exits 0 (or `allowFailure`). */
     async run(
         args: string[],
-        opts: { allowFailure?: boolean; onEvent?: (e: TimedEvent) => void; timeoutMs?: number } = {},
+        opts: { allowFailure?: boolean; onEvent?: (e: TimedEvent) => void; timeoutMs?: number; measure?: (u: TreeUsage) => void } = {},
     ): Promise<CliResult> {
         const result = await this.start(args, opts).done;
         if (result.code !== 0 && !opts.allowFailure) {
@@ -69,7 +70,7 @@ export class PulumiCli {
     /** Starts `pulumi <args>`: the process (to signal it), and its result once it ends, whatever the exit. */
     start(
         args: string[],
-        opts: { onEvent?: (e: TimedEvent) => void; timeoutMs?: number } = {},
+        opts: { onEvent?: (e: TimedEvent) => void; timeoutMs?: number; measure?: (u: TreeUsage) => void } = {},
     ): { child: ChildProcess; done: Promise<CliResult> } {
         const full = [...args, "--non-interactive", "--color", "never"];
         let eventLog: string | undefined;
@@ -80,6 +81,7 @@ export class PulumiCli {
         // The CLI offers --event-log (what the Automation API reads) only with debug commands on.
         const env = eventLog ? { ...this.env, PULUMI_DEBUG_COMMANDS: "true" } : this.env;
         const child = spawn(this.bin, full, { cwd: this.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+        const sampler = opts.measure && child.pid !== undefined ? sampleTree(child.pid) : undefined;
         const out: Buffer[] = [];
         const err: Buffer[] = [];
         child.stdout.on("data", (c: Buffer) => out.push(c));
@@ -106,6 +108,7 @@ export class PulumiCli {
         const done = new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1))).then((code) => {
             clearInterval(poll);
             clearTimeout(timer);
+            if (sampler) opts.measure?.(sampler.stop());
             drain();
             if (eventLog) fs.rmSync(eventLog, { force: true });
             const result = { code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") };
