@@ -3,21 +3,22 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
 import { clusterProvider } from "../kubernetes/provider";
 import { ClusterRegistration } from "../dynamic/cluster-registration";
-import type { ClusterTarget } from "../resolve/clusters";
+import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 import type { RegistryAccess } from "../resolve/registry";
-import { addonDependencies, enabledAddons } from "../catalog/compute-plane-addons";
-import { NVCA_OPERATOR, NVCA_OPERATOR_NAMESPACE } from "../catalog/compute-plane";
-import { declareRelease, releaseValues } from "../release/declare";
+import { enabledAddons, type AddonEntry } from "../catalog/compute-plane-addons";
+import { NVCA_OPERATOR_NAMESPACE } from "../catalog/compute-plane";
 import { InotifyTuner } from "./inotify-tuner";
-import { defaultEndpoints, type ComputePlaneVersions } from "../catalog/nvca-operator-values";
+import type { ComputePlaneVersions } from "../catalog/nvca-operator-values";
 import { SmbCsiDriver } from "./smb-csi-driver";
 import { PULL_SECRET_POLICY } from "../kubernetes/pull-secret-policy";
-import { planeFoundation } from "../plane/foundation";
+import { planeFoundation, type PlaneFoundation } from "../plane/foundation";
 import type { ChecksConfig } from "../../config/model/checks-schema";
-import { clusterReach } from "../resolve/clusters";
+import type { ClusterReach } from "../../lib/cluster-access/reach";
 import { computePlaneHealth, computePlanePreflight } from "../health/specs";
 import { HealthGate, type Preflight } from "../dynamic/cluster-checks";
-import { NVCA_CRDS, NVCA_NAMESPACES, NvcaTeardown } from "../dynamic/nvca-teardown";
+import type { NvcaTeardown } from "../dynamic/nvca-teardown";
+import { addonReleases } from "./addons";
+import { nvcaOperator, nvcaTeardown } from "./nvca-operator";
 
 /** Namespaces the operator owns (it updates and deletes them) but whose pull secrets must exist before it starts. */
 export const OPERATOR_MANAGED_NAMESPACES = ["nvca-system", "nvcf-backend"] as const;
@@ -77,189 +78,26 @@ export class ComputePlane extends pulumi.ComponentResource {
 
     constructor(name: string, args: ComputePlaneArgs, opts?: pulumi.ComponentResourceOptions) {
         super("nvcf:compute-plane:ComputePlane", name, {}, opts);
-        const { plane, cluster, registry } = args;
-        const skipAwait = cluster.skipAwait;
+        const { plane, cluster } = args;
         const addons = enabledAddons(plane);
 
         this.provider = clusterProvider(`${name}-provider`, cluster, { parent: this });
-        const children = { parent: this, providers: [this.provider] };
-        const reach = clusterReach(cluster, plane.clusterName);
-        const label = `compute plane ${plane.clusterName}`;
-
-        const preflightSpec = args.checks ? computePlanePreflight(args.checks) : undefined;
-        const foundation = planeFoundation(
-            name,
-            {
-                namespaces: [
-                    { name: NVCA_OPERATOR_NAMESPACE },
-                    ...OPERATOR_MANAGED_NAMESPACES.map((ns) => ({ name: ns, sharedMetadata: true })),
-                    // The add-ons' own namespaces (the topology releases share nvca-operator's).
-                    ...[...new Set(addons.map((a) => a.namespace(plane)))]
-                        .filter((ns) => ns !== NVCA_OPERATOR_NAMESPACE)
-                        .map((ns) => ({ name: ns })),
-                ],
-                registry,
-                // Kyverno once per cluster: a plane on the control plane's cluster uses the control plane's.
-                kyverno: plane.cluster.sameAsControlPlane ? undefined : registry.kyverno,
-                kyvernoElsewhere: plane.cluster.sameAsControlPlane && args.sharedKyverno ? [args.sharedKyverno] : [],
-                policyName: `${PULL_SECRET_POLICY}-${plane.clusterName}`,
-                preflight:
-                    args.checks && preflightSpec
-                        ? { cluster: label, reach, spec: preflightSpec, timeoutSeconds: args.checks.preflight.timeoutSeconds }
-                        : undefined,
-                skipAwait,
-            },
-            this,
-            this.provider,
-        );
+        const at: PlaneCluster = { reach: clusterReach(cluster, plane.clusterName), label: `compute plane ${plane.clusterName}` };
+        const foundation = computePlaneFoundation(name, args, addons, at, this, this.provider);
         this.preflight = foundation.preflight;
-        const { namespaces, pullSecrets, afterPreflight, pullSecretPolicy: policy } = foundation;
+        const nodes = nodePrerequisites(name, args, foundation.afterPreflight, { parent: this, providers: [this.provider] });
 
-        const tuner = new InotifyTuner(
-            `${name}-inotify-tuner`,
-            { initImage: plane.inotifyTuner.initImage, pauseImage: plane.inotifyTuner.pauseImage, skipAwait },
-            { ...children, dependsOn: afterPreflight },
+        this.registration = clusterRegistration(name, args, this);
+        this.teardown = nvcaTeardown(name, plane, at.reach, foundation.namespaces, this);
+        this.addons = addonReleases(name, args, addons, foundation, this.teardown, this.provider, this);
+        this.operator = nvcaOperator(
+            name,
+            args,
+            { foundation, registration: this.registration, nodes, addons: this.addons, teardown: this.teardown },
+            this.provider,
+            this,
         );
-        const smb = new SmbCsiDriver(
-            `${name}-smb-csi-driver`,
-            { plane, sources: registry, skipAwait },
-            { ...children, dependsOn: afterPreflight },
-        );
-
-        const { domain } = args;
-        const reg = plane.registration;
-        this.registration = new ClusterRegistration(
-            `${name}-registration`,
-            {
-                clusterName: plane.clusterName,
-                ncaId: plane.ncaId,
-                region: plane.region,
-                cloudProvider: plane.cloudProvider,
-                icmsUrl: reg.icmsURL ?? `http://sis.${domain}`,
-                ...(reg.icmsHostHeader ? { icmsHostHeader: reg.icmsHostHeader } : {}),
-                apiKeysUrl: reg.apiKeysURL ?? `http://api-keys.${domain}`,
-                ...(reg.apiKeysHostHeader ? { apiKeysHostHeader: reg.apiKeysHostHeader } : {}),
-                kubeconfigSource: cluster.kubeconfigSource,
-                ...(cluster.context ? { kubeContext: cluster.context } : {}),
-                ...(cluster.oidcIssuer ? { oidcIssuerUrl: cluster.oidcIssuer } : {}),
-                timeoutSeconds: reg.timeoutSeconds,
-                retries: reg.retries,
-            },
-            { parent: this, dependsOn: [...args.registrationNeeds] },
-        );
-
-        // The add-ons, as the bundle's 01-dependencies file installs them: each after its namespace,
-        // its pull secret and what it needs; destroy removes them in reverse.
-        const addonDeps = addonDependencies(addons);
-        // Destroy runs it after the operator's uninstall and the add-ons in NVCA's namespaces (the
-        // topology releases), which depend on it: NVCA's CRDs and namespaces, which the uninstall
-        // leaves, go as the cluster document removes them, after every release recorded in them.
-        this.teardown = new NvcaTeardown(
-            `${name}-nvca-teardown`,
-            {
-                clusterName: plane.clusterName,
-                reach,
-                crds: [...NVCA_CRDS],
-                namespaces: [...NVCA_NAMESPACES],
-                timeoutSeconds: plane.teardown.timeoutSeconds,
-                forceFinalizers: plane.teardown.forceFinalizers,
-            },
-            { parent: this, dependsOn: Object.values(namespaces.byName) },
-        );
-
-        const addonReleases: Record<string, k8s.helm.v3.Release> = {};
-        for (const entry of addons) {
-            const namespace = entry.namespace(plane);
-            const ns = namespaces.byName[namespace];
-            const secret = pullSecrets?.byNamespace[namespace];
-            addonReleases[entry.name] = declareRelease(
-                {
-                    logicalName: `${name}-${entry.name}`,
-                    entry,
-                    settings: plane,
-                    namespace: ns.metadata.name,
-                    version: args.versions.charts[entry.name],
-                    values: releaseValues(entry, { plane, imagePullSecrets: registry.imagePullSecrets }),
-                    sources: registry,
-                    skipAwait,
-                },
-                {
-                    parent: this,
-                    provider: this.provider,
-                    dependsOn: [
-                        ns,
-                        ...(secret ? [secret] : []),
-                        ...(policy ? [policy] : []),
-                        ...(addonDeps.get(entry.name) ?? []).map((dep) => addonReleases[dep]),
-                        // Uninstalled before the teardown deletes the namespace that holds their Helm records.
-                        ...((NVCA_NAMESPACES as readonly string[]).includes(namespace) ? [this.teardown] : []),
-                        ...afterPreflight,
-                    ],
-                },
-            );
-        }
-        this.addons = addonReleases;
-
-        const operatorNamespace = namespaces.byName[NVCA_OPERATOR_NAMESPACE];
-        this.operator = declareRelease(
-            {
-                logicalName: `${name}-nvca-operator`,
-                entry: NVCA_OPERATOR,
-                settings: plane,
-                namespace: operatorNamespace.metadata.name,
-                version: args.versions.charts[NVCA_OPERATOR.name],
-                values: releaseValues(NVCA_OPERATOR, {
-                    plane,
-                    versions: args.versions,
-                    image: args.image,
-                    // The mirror copies these to the function pods' namespaces, which the policy does not cover.
-                    imagePullSecrets: [...registry.forwardedPullSecrets],
-                    endpoints: defaultEndpoints(plane, domain),
-                    clusterId: this.registration.clusterId,
-                    clusterGroupId: this.registration.clusterGroupId,
-                }),
-                sources: registry,
-                skipAwait,
-            },
-            {
-                parent: this,
-                provider: this.provider,
-                // Uninstall before deregistering: the uninstall deletes the NVCFBackend, and ICMS refuses (409) while instances are active.
-                // Nothing of the control plane's beyond the registration: its readiness probe answers without it.
-                dependsOn: [
-                    this.registration,
-                    smb,
-                    tuner,
-                    // 02-nvca after 01-dependencies: the operator's gates and merge config name the add-ons.
-                    ...Object.values(addonReleases),
-                    ...Object.values(namespaces.byName),
-                    ...Object.values(pullSecrets?.byNamespace ?? {}),
-                    ...(policy ? [policy] : []),
-                    this.teardown,
-                    ...afterPreflight,
-                ],
-            },
-        );
-
-        const healthSpec = args.checks
-            ? computePlaneHealth(args.checks, plane.clusterName, { namespace: NVCA_OPERATOR_NAMESPACE, agentNamespace: "nvca-system" }, [
-                  ...new Set(addons.map((a) => a.namespace(plane))),
-              ])
-            : undefined;
-        if (args.checks && healthSpec) {
-            // After the operator: a deployed chart is not a healthy NVCA (the agent may never report in).
-            this.healthGate = new HealthGate(
-                `${name}-health-gate`,
-                {
-                    cluster: label,
-                    reach,
-                    health: healthSpec,
-                    timeoutSeconds: args.checks.healthGate.timeoutSeconds,
-                    pollSeconds: args.checks.healthGate.pollSeconds,
-                },
-                { parent: this, dependsOn: [this.operator, ...Object.values(addonReleases), smb] },
-            );
-        }
+        this.healthGate = healthGate(name, args, addons, at, [this.operator, ...Object.values(this.addons), nodes.smb], this);
 
         this.outputs = {
             clusterName: plane.clusterName,
@@ -269,4 +107,135 @@ export class ComputePlane extends pulumi.ComponentResource {
         };
         this.registerOutputs(this.outputs);
     }
+}
+
+/** How the checks and the teardown reach the GPU cluster, and how their messages name it. */
+interface PlaneCluster {
+    readonly reach: pulumi.Input<ClusterReach>;
+    readonly label: string;
+}
+
+/** The operator's, the operator-managed and the add-ons' namespaces, their pull secrets, Kyverno and its policy, and preflight. */
+function computePlaneFoundation(
+    name: string,
+    args: ComputePlaneArgs,
+    addons: readonly AddonEntry[],
+    at: PlaneCluster,
+    owner: pulumi.ComponentResource,
+    provider: k8s.Provider,
+): PlaneFoundation {
+    const { plane, registry, checks } = args;
+    const preflightSpec = checks ? computePlanePreflight(checks) : undefined;
+    return planeFoundation(
+        name,
+        {
+            namespaces: [
+                { name: NVCA_OPERATOR_NAMESPACE },
+                ...OPERATOR_MANAGED_NAMESPACES.map((ns) => ({ name: ns, sharedMetadata: true })),
+                // The add-ons' own namespaces (the topology releases share nvca-operator's).
+                ...[...new Set(addons.map((a) => a.namespace(plane)))]
+                    .filter((ns) => ns !== NVCA_OPERATOR_NAMESPACE)
+                    .map((ns) => ({ name: ns })),
+            ],
+            registry,
+            // Kyverno once per cluster: a plane on the control plane's cluster uses the control plane's.
+            kyverno: plane.cluster.sameAsControlPlane ? undefined : registry.kyverno,
+            kyvernoElsewhere: plane.cluster.sameAsControlPlane && args.sharedKyverno ? [args.sharedKyverno] : [],
+            policyName: `${PULL_SECRET_POLICY}-${plane.clusterName}`,
+            preflight:
+                checks && preflightSpec
+                    ? { cluster: at.label, reach: at.reach, spec: preflightSpec, timeoutSeconds: checks.preflight.timeoutSeconds }
+                    : undefined,
+            skipAwait: args.cluster.skipAwait,
+        },
+        owner,
+        provider,
+    );
+}
+
+/** What the nodes need for NVCA's workloads: the inotify tuner and the SMB CSI driver. */
+interface NodePrerequisites {
+    readonly tuner: InotifyTuner;
+    readonly smb: SmbCsiDriver;
+}
+
+/** The node prerequisites, after preflight, beside the registration and the add-ons. */
+function nodePrerequisites(
+    name: string,
+    args: Pick<ComputePlaneArgs, "plane" | "registry" | "cluster">,
+    afterPreflight: pulumi.Resource[],
+    children: pulumi.ComponentResourceOptions,
+): NodePrerequisites {
+    const { plane, registry } = args;
+    const skipAwait = args.cluster.skipAwait;
+    const tuner = new InotifyTuner(
+        `${name}-inotify-tuner`,
+        { initImage: plane.inotifyTuner.initImage, pauseImage: plane.inotifyTuner.pauseImage, skipAwait },
+        { ...children, dependsOn: afterPreflight },
+    );
+    const smb = new SmbCsiDriver(
+        `${name}-smb-csi-driver`,
+        { plane, sources: registry, skipAwait },
+        { ...children, dependsOn: afterPreflight },
+    );
+    return { tuner, smb };
+}
+
+/** The cluster's registration with ICMS, after what of the control plane it needs (not the whole control plane). */
+function clusterRegistration(
+    name: string,
+    args: Pick<ComputePlaneArgs, "plane" | "cluster" | "domain" | "registrationNeeds">,
+    parent: pulumi.Resource,
+): ClusterRegistration {
+    const { plane, cluster, domain } = args;
+    const reg = plane.registration;
+    return new ClusterRegistration(
+        `${name}-registration`,
+        {
+            clusterName: plane.clusterName,
+            ncaId: plane.ncaId,
+            region: plane.region,
+            cloudProvider: plane.cloudProvider,
+            icmsUrl: reg.icmsURL ?? `http://sis.${domain}`,
+            ...(reg.icmsHostHeader ? { icmsHostHeader: reg.icmsHostHeader } : {}),
+            apiKeysUrl: reg.apiKeysURL ?? `http://api-keys.${domain}`,
+            ...(reg.apiKeysHostHeader ? { apiKeysHostHeader: reg.apiKeysHostHeader } : {}),
+            kubeconfigSource: cluster.kubeconfigSource,
+            ...(cluster.context ? { kubeContext: cluster.context } : {}),
+            ...(cluster.oidcIssuer ? { oidcIssuerUrl: cluster.oidcIssuer } : {}),
+            timeoutSeconds: reg.timeoutSeconds,
+            retries: reg.retries,
+        },
+        { parent, dependsOn: [...args.registrationNeeds] },
+    );
+}
+
+/** The GPU cluster's health gate (NVCA reports Healthy), when checks are on. */
+function healthGate(
+    name: string,
+    args: Pick<ComputePlaneArgs, "plane" | "checks">,
+    addons: readonly AddonEntry[],
+    at: PlaneCluster,
+    after: readonly pulumi.Resource[],
+    parent: pulumi.Resource,
+): HealthGate | undefined {
+    const { plane, checks } = args;
+    const healthSpec = checks
+        ? computePlaneHealth(checks, plane.clusterName, { namespace: NVCA_OPERATOR_NAMESPACE, agentNamespace: "nvca-system" }, [
+              ...new Set(addons.map((a) => a.namespace(plane))),
+          ])
+        : undefined;
+    if (!checks || !healthSpec) return undefined;
+    // After the operator: a deployed chart is not a healthy NVCA (the agent may never report in).
+    return new HealthGate(
+        `${name}-health-gate`,
+        {
+            cluster: at.label,
+            reach: at.reach,
+            health: healthSpec,
+            timeoutSeconds: checks.healthGate.timeoutSeconds,
+            pollSeconds: checks.healthGate.pollSeconds,
+        },
+        { parent, dependsOn: [...after] },
+    );
 }

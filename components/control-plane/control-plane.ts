@@ -1,18 +1,15 @@
-import * as k8s from "@pulumi/kubernetes";
+import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig, ReleaseOverride } from "../../config/model/schema";
 import type { Settings } from "../../config/settings";
-import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
-import { PullSecrets } from "../kubernetes/pull-secrets";
-import { catalogEntry, OPENBAO, REGISTRATION_NEEDS } from "../catalog/control-plane";
+import type { Namespaces, NamespaceSpec } from "../kubernetes/namespaces";
+import type { PullSecrets } from "../kubernetes/pull-secrets";
+import { OPENBAO, REGISTRATION_NEEDS, type CatalogEntry } from "../catalog/control-plane";
 import type { RegistryAccess } from "../resolve/registry";
-import { controlPlaneCredentials, type CredentialSecrets } from "./credentials";
-import { declareRelease } from "../release/declare";
-import { controlPlanePlan, enabledReleases, valuesContext } from "./plan";
-import { routeHostnames } from "../../config/model/derived-facts";
-import { OpenBaoGrantRevocation } from "../openbao/grant-revocation";
+import { controlPlaneCredentials, type ControlPlaneCredentials, type CredentialSecrets } from "./credentials";
+import { controlPlanePlan, enabledReleases, valuesContext, type PlannedRelease } from "./plan";
+import type { OpenBaoGrantRevocation } from "../openbao/grant-revocation";
 import type { OpenBaoKvCredential } from "../openbao/kv-credential-resource";
-import { cassandraPasswordRotation, mekRotation, natsNkeyRotation, sidecarPullCredential } from "./credential-rotation";
 import type { OpenBaoMekRotation } from "../openbao/mek-rotation-resource";
 import type { NatsNkeyRotation } from "../openbao/nkey-rotation-resource";
 import type { CassandraPasswordRotation } from "../openbao/cassandra-password-resource";
@@ -20,19 +17,24 @@ import type { OpenBaoJwtBaseline } from "../openbao/jwt-baseline-resource";
 import type { OpenBaoRollout } from "../openbao/rollout-resource";
 import type { OpenBaoRolloutConfig } from "../../config/model/openbao-rollout-schema";
 import type { CredentialRotationConfig } from "../../config/model/credential-rotation-schema";
-import { jwtBaseline, openbaoPodTemplate, openbaoRollout, type OpenBaoUpgradeArgs } from "../openbao/upgrade";
+import { jwtBaseline, openbaoRollout } from "../openbao/upgrade";
 import { PULL_SECRET_POLICY } from "../kubernetes/pull-secret-policy";
-import { planeFoundation } from "../plane/foundation";
+import { planeFoundation, type PlaneFoundation } from "../plane/foundation";
 import { gatewayNamespaces, GatewayPrerequisites } from "./gateway-prerequisites";
 import type { ChecksConfig } from "../../config/model/checks-schema";
-import { HealthGate, type Preflight } from "../dynamic/cluster-checks";
+import type { HealthGate, Preflight } from "../dynamic/cluster-checks";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
-import { controlPlaneHealth, controlPlanePreflight } from "../health/specs";
+import { controlPlanePreflight } from "../health/specs";
 import type { ReleaseGoal } from "../bundle/restart-warning";
 import type { Manifest } from "./gateway-api-manifest";
-import { ReleaseDriftCorrection } from "../drift/correction-resource";
-import { SmokeCheck } from "../smoke/smoke-resource";
-import { smokePlan } from "../smoke/platform";
+import type { ReleaseDriftCorrection } from "../drift/correction-resource";
+import type { SmokeCheck } from "../smoke/smoke-resource";
+import { declareReleases, driftCorrections, type ReleaseFoundation } from "./releases";
+import { credentialRotations, grantRevocation, openbaoUpgradeArgs } from "./openbao";
+import { healthGate, smokeCheck } from "./checks";
+import { controlPlaneOutputs, type ControlPlaneOutputs } from "./outputs";
+
+export type { ReleaseOutput, SmokeOutput } from "./outputs";
 
 /** Namespaces from which the shared Gateway's listeners admit routes: those of the releases whose routes attach there. */
 export const PLATFORM_NAMESPACES = ["api-keys", "ess", "sis", "nvcf"] as const;
@@ -68,14 +70,6 @@ export interface ControlPlaneArgs {
     };
     /** Preflight before the first release and the health gate after the last; unset: neither. */
     readonly checks?: ChecksConfig;
-}
-
-export interface ReleaseOutput {
-    readonly name: pulumi.Output<string>;
-    readonly namespace: pulumi.Output<string>;
-    readonly chart: string;
-    readonly version: pulumi.Output<string>;
-    readonly status: pulumi.Output<string>;
 }
 
 /**
@@ -143,291 +137,160 @@ export class ControlPlane extends pulumi.ComponentResource {
     /** What a GPU cluster's registration waits for: ICMS and what it needs, the admin token's issuer, the routes. */
     readonly registrationNeeds: readonly pulumi.Resource[];
     /** The stack outputs the control plane reports: domain, route hostnames, namespaces, releases, the last smoke run. */
-    readonly outputs: {
-        readonly domain: string;
-        readonly routes: Readonly<Record<string, string>>;
-        readonly namespaces: readonly string[];
-        readonly releases: Readonly<Record<string, ReleaseOutput>>;
-        readonly smoke?: pulumi.Output<SmokeOutput>;
-    };
+    readonly outputs: ControlPlaneOutputs;
 
     constructor(name: string, args: ControlPlaneArgs, opts?: pulumi.ComponentResourceOptions) {
         super("nvcf:control-plane:ControlPlane", name, {}, opts);
         const cp = args.environment;
-        const { registry } = args;
-
         const enabled = enabledReleases(cp);
-        const preflightSpec = args.checks ? controlPlanePreflight(cp, args.checks, enabled) : undefined;
-        const foundation = planeFoundation(
-            name,
-            {
-                namespaces: ownedNamespaces(cp),
-                registry,
-                kyverno: registry.kyverno,
-                kyvernoElsewhere: [],
-                policyName: PULL_SECRET_POLICY,
-                // Before any release: a missing Gateway or StorageClass would otherwise surface as a 900 s Helm timeout.
-                preflight:
-                    args.checks && preflightSpec
-                        ? {
-                              cluster: "control plane",
-                              reach: clusterReach(args.cluster),
-                              spec: preflightSpec,
-                              timeoutSeconds: args.checks.preflight.timeoutSeconds,
-                          }
-                        : undefined,
-                skipAwait: args.cluster.skipAwait,
-            },
-            this,
-        );
+
+        const foundation = controlPlaneFoundation(name, args, enabled, this);
         this.namespaces = foundation.namespaces;
         this.pullSecrets = foundation.pullSecrets;
         this.pullSecretPolicy = foundation.pullSecretPolicy;
         this.preflight = foundation.preflight;
-        const { afterPreflight } = foundation;
-        const controllerNamespace = cp.ingress.gatewayApi.controllerNamespace;
-        const controllerSecret = this.pullSecrets?.byNamespace[controllerNamespace];
-        this.gateway = cp.ingress.gatewayApi.install.enabled
-            ? new GatewayPrerequisites(
-                  `${name}-gateway`,
-                  {
-                      cp,
-                      manifest: requireManifest(args.gatewayApiManifest),
-                      namespaces: this.namespaces.byName,
-                      controllerNeeds: [
-                          ...afterPreflight,
-                          ...(controllerSecret ? [controllerSecret] : []),
-                          ...(this.pullSecretPolicy ? [this.pullSecretPolicy] : []),
-                      ],
-                      sources: registry,
-                      skipAwait: args.cluster.skipAwait,
-                  },
-                  { parent: this },
-              )
-            : undefined;
-        // Every release after the policy (its pods get the secret), those with routes after the Gateways; destroy reverses it.
-        const policy: pulumi.Resource[] = this.pullSecretPolicy ? [this.pullSecretPolicy] : [];
-        const gateways: pulumi.Resource[] = this.gateway?.gateways ?? [];
+        this.kyverno = foundation.kyverno;
+        this.gateway = gatewayPrerequisites(name, args, foundation, this);
 
         const credentials = controlPlaneCredentials(name, args.secrets, args.accountRegistries.username, this);
-        const ctx = valuesContext(cp, {
-            imagePullSecrets: registry.imagePullSecrets,
-            accountRegistries: args.accountRegistries,
-            secrets: credentials,
-        });
-
-        const openbaoEntry = enabled.find((e) => e.name === OPENBAO.release);
-        const openbao: OpenBaoUpgradeArgs | undefined = openbaoEntry
-            ? {
-                  cluster: args.cluster,
-                  namespace: openbaoEntry.namespace(cp),
-                  ...args.openbao,
-                  jwtMode: cp.openbao.jwtPluginLifecycle.mode,
-              }
-            : undefined;
+        const openbao = openbaoUpgradeArgs(cp, enabled, args.cluster, args.openbao);
         // Before the release changes: the runbook captures the mounts from the OpenBao that runs before the bridge.
-        this.jwtBaseline = openbao ? jwtBaseline(name, openbao, { parent: this, dependsOn: afterPreflight }) : undefined;
+        this.jwtBaseline = openbao ? jwtBaseline(name, openbao, { parent: this, dependsOn: foundation.afterPreflight }) : undefined;
 
-        const releases: Record<string, k8s.helm.v3.Release> = {};
-        let openbaoTemplate: Record<string, unknown> = {};
-        const goals: Record<string, ReleaseGoal> = {};
-        const plan = controlPlanePlan(cp, { chartVersions: args.chartVersions, releaseOverrides: args.releaseOverrides, context: ctx });
-        for (const { entry, namespace, dependencies, version, values } of plan) {
-            const ns = this.namespaces.byName[namespace];
-            const dependsOn: pulumi.Resource[] = [
-                ...(entry.writesToOtherNamespaces ? Object.values(this.namespaces.byName) : ns ? [ns] : []),
-                ...(this.pullSecrets?.byNamespace[namespace] ? [this.pullSecrets.byNamespace[namespace]] : []),
-                ...dependencies.map((dep) => releases[dep]),
-                ...policy,
-                ...(entry.attachesToGateways ? gateways : []),
-                ...afterPreflight,
-                ...(entry.name === OPENBAO.release && this.jwtBaseline ? [this.jwtBaseline] : []),
-            ];
-            goals[entry.name] = { version, values };
-            if (entry.name === OPENBAO.release) openbaoTemplate = openbaoPodTemplate(entry.chart, version, values);
-            releases[entry.name] = declareRelease(
-                {
-                    logicalName: `${name}-${entry.name}`,
-                    entry,
-                    settings: cp,
-                    namespace: ns ? ns.metadata.name : namespace,
-                    version,
-                    values,
-                    sources: registry,
-                    skipAwait: args.cluster.skipAwait,
-                },
-                { parent: this, dependsOn },
-            );
-        }
+        const plan = releasePlan(args, credentials);
+        const declared = declareReleases(name, plan, releaseFoundation(args, foundation, this.gateway, this.jwtBaseline), this);
+        const { releases } = declared;
         this.releases = releases;
-        this.goals = goals;
+        this.goals = declared.goals;
+        this.driftCorrections = driftCorrections(name, plan, args.releaseOverrides, args.cluster, releases, this);
 
-        const driftCorrections: Record<string, ReleaseDriftCorrection> = {};
-        for (const { entry, namespace } of plan) {
-            const override = args.releaseOverrides[entry.name];
-            if (override?.drift !== "correct") continue;
-            driftCorrections[entry.name] = new ReleaseDriftCorrection(
-                `${name}-${entry.name}-drift`,
-                {
-                    reach: clusterReach(args.cluster),
-                    release: entry.name,
-                    namespace,
-                    revision: releases[entry.name].status.revision,
-                    ignore: override.driftIgnore ?? [],
-                    claims: override.driftCorrectClaims ?? [],
-                },
-                { parent: this, dependsOn: [releases[entry.name]] },
-            );
-        }
-        this.driftCorrections = driftCorrections;
-
-        if (openbao) {
-            this.openbaoRollout = openbaoRollout(name, openbao, releases[OPENBAO.release], openbaoTemplate, this.jwtBaseline, this);
-        }
-
-        // The migrations write these once; after OpenBao's rollout, these keep them equal to the stack file.
-        if (openbao && openbao.credentialRotation.enabled) {
-            const after = [releases[OPENBAO.release], ...(this.openbaoRollout ? [this.openbaoRollout] : [])];
-            // No key in the stack file: the migrations wrote a placeholder, and there is nothing to keep equal.
-            const rotating = { name, cp, openbao, releases, after, parent: this };
-            if (credentials.sidecarCredential !== "") {
-                this.sidecarCredential = sidecarPullCredential(rotating, credentials.sidecarCredential);
-            }
-            this.mekRotation = mekRotation(rotating);
-            this.natsNkeyRotation = natsNkeyRotation(rotating);
-            this.cassandraPasswordRotation = cassandraPasswordRotation(rotating, credentials.cassandraPassword, goals.cassandra?.values);
-        }
-
-        // Migration 10 (admin issuer) has no switch and runs on every install and upgrade of openbao-server: withdraw its grant after each.
-        if (!cp.adminIssuerProxy.enabled && releases[OPENBAO.release]) {
-            const { access } = args.openbao;
-            const namespace = catalogEntry(OPENBAO.release).namespace(cp);
-            this.grantRevocation = new OpenBaoGrantRevocation(
-                `${name}-admin-issuer-proxy`,
-                {
-                    via: access.address ? "address" : "kubernetes",
-                    ...(access.address ? { address: access.address } : {}),
-                    namespace,
-                    pod: OPENBAO.pod,
-                    port: OPENBAO.port,
-                    scheme: access.scheme,
-                    ...(args.cluster.generatedKubeconfig ? { kubeconfig: args.cluster.generatedKubeconfig } : {}),
-                    ...(args.cluster.context ? { kubeContext: args.cluster.context } : {}),
-                    tokenSource: args.openbao.tokenInConfig ? "config" : "kubernetes-secret",
-                    tokenSecret: { namespace, ...OPENBAO.rootTokenSecret },
-                    insecureSkipVerify: access.insecureSkipVerify,
-                    ...(access.caCert ? { caCert: access.caCert } : {}),
-                    timeoutSeconds: access.timeoutSeconds,
-                    retries: access.retries,
-                    openbaoRevision: releases[OPENBAO.release].status.revision,
-                },
-                // After the rollout too: it steps leaders down and restarts members the revocation talks to.
-                { parent: this, dependsOn: [releases[OPENBAO.release], ...(this.openbaoRollout ? [this.openbaoRollout] : [])] },
-            );
-        }
-
-        const healthSpec = args.checks
-            ? controlPlaneHealth(
-                  cp,
-                  args.checks,
-                  enabled,
-                  openbaoEntry
-                      ? { namespace: openbaoEntry.namespace(cp), pod: OPENBAO.pod, port: OPENBAO.port, access: args.openbao.access }
-                      : undefined,
-              )
+        this.openbaoRollout = openbao
+            ? openbaoRollout(name, openbao, releases[OPENBAO.release], declared.openbaoTemplate, this.jwtBaseline, this)
             : undefined;
-        if (args.checks && healthSpec) {
-            // After every release: a green `up` must mean a working control plane, not only deployed releases.
-            this.healthGate = new HealthGate(
-                `${name}-health-gate`,
-                {
-                    cluster: "control plane",
-                    reach: clusterReach(args.cluster),
-                    health: healthSpec,
-                    timeoutSeconds: args.checks.healthGate.timeoutSeconds,
-                    pollSeconds: args.checks.healthGate.pollSeconds,
-                },
-                {
-                    parent: this,
-                    dependsOn: [
-                        ...Object.values(releases),
-                        ...(this.grantRevocation ? [this.grantRevocation] : []),
-                        ...(this.openbaoRollout ? [this.openbaoRollout] : []),
-                        ...(this.sidecarCredential ? [this.sidecarCredential] : []),
-                        ...(this.mekRotation ? [this.mekRotation] : []),
-                        ...(this.natsNkeyRotation ? [this.natsNkeyRotation] : []),
-                        ...(this.cassandraPasswordRotation ? [this.cassandraPasswordRotation] : []),
-                        ...Object.values(driftCorrections),
-                    ],
-                },
-            );
-        }
+        const rotations = credentialRotations(name, cp, openbao, credentials, declared, this.openbaoRollout, this);
+        this.sidecarCredential = rotations.sidecarCredential;
+        this.mekRotation = rotations.mekRotation;
+        this.natsNkeyRotation = rotations.natsNkeyRotation;
+        this.cassandraPasswordRotation = rotations.cassandraPasswordRotation;
+        this.grantRevocation = grantRevocation(name, cp, args.cluster, args.openbao, releases, this.openbaoRollout, this);
 
-        const smoke = args.checks ? smokePlan(cp.global.domain, args.checks.smoke) : undefined;
-        if (smoke) {
-            const deployed = [...Object.values(releases), ...Object.values(driftCorrections)];
-            this.smokeCheck = new SmokeCheck(
-                `${name}-smoke`,
-                {
-                    reach: clusterReach(args.cluster),
-                    releases: pulumi.output(
-                        Object.values(releases).map((r) => ({
-                            name: r.status.name,
-                            namespace: r.status.namespace,
-                            revision: r.status.revision,
-                        })),
-                    ),
-                    ...smoke,
-                },
-                // Beside the gate when Helm waits (each release's pods are ready, so its Services have endpoints);
-                // without that wait, after the gate: a test Pod that starts before its Service has endpoints fails for nothing.
-                { parent: this, dependsOn: args.cluster.skipAwait && this.healthGate ? [this.healthGate] : deployed },
-            );
-        }
+        const checked = { cp, checks: args.checks, cluster: args.cluster, enabled, openbao };
+        const deployed = { releases, driftCorrections: this.driftCorrections };
+        const changes = { grantRevocation: this.grantRevocation, openbaoRollout: this.openbaoRollout };
+        this.healthGate = healthGate(name, checked, { ...deployed, ...changes, ...rotations }, this);
+        this.smokeCheck = smokeCheck(name, checked, deployed, this.healthGate, this);
 
-        this.kyverno = foundation.kyverno;
-        this.registrationNeeds = [
-            ...REGISTRATION_NEEDS.filter((n) => releases[n.release]).map((n) => releases[n.release]),
-            // ICMS checks the admin token against OpenBao's keys: not while the rollout restarts its members.
-            ...(this.openbaoRollout ? [this.openbaoRollout] : []),
-        ];
-
-        this.outputs = {
-            domain: cp.global.domain,
-            routes: routeHostnames(cp),
-            namespaces: Object.keys(this.namespaces.byName),
-            releases: Object.fromEntries(
-                Object.entries(releases).map(([releaseName, release]) => [
-                    releaseName,
-                    {
-                        name: release.status.name,
-                        namespace: release.status.namespace,
-                        chart: enabled.find((e) => e.name === releaseName)?.chart ?? "",
-                        version: release.status.version,
-                        status: release.status.status,
-                    },
-                ]),
-            ),
-            ...(this.smokeCheck ? { smoke: smokeOutput(this.smokeCheck) } : {}),
-        };
+        this.registrationNeeds = registrationNeeds(releases, this.openbaoRollout);
+        this.outputs = controlPlaneOutputs(cp, enabled, this.namespaces, releases, this.smokeCheck);
         this.registerOutputs(this.outputs);
     }
 }
 
-/** The last smoke run as the stack output shows it: each test hook's phase, the platform check's steps. */
-export interface SmokeOutput {
-    readonly helmTests: Readonly<Record<string, string>>;
-    readonly platform?: string;
+/** The namespaces, pull secrets, Kyverno and its policy, and the control plane's cluster's preflight. */
+function controlPlaneFoundation(
+    name: string,
+    args: ControlPlaneArgs,
+    enabled: readonly CatalogEntry[],
+    owner: pulumi.ComponentResource,
+): PlaneFoundation {
+    const { registry, checks } = args;
+    const preflightSpec = checks ? controlPlanePreflight(args.environment, checks, enabled) : undefined;
+    return planeFoundation(
+        name,
+        {
+            namespaces: ownedNamespaces(args.environment),
+            registry,
+            kyverno: registry.kyverno,
+            kyvernoElsewhere: [],
+            policyName: PULL_SECRET_POLICY,
+            // Before any release: a missing Gateway or StorageClass would otherwise surface as a 900 s Helm timeout.
+            preflight:
+                checks && preflightSpec
+                    ? {
+                          cluster: "control plane",
+                          reach: clusterReach(args.cluster),
+                          spec: preflightSpec,
+                          timeoutSeconds: checks.preflight.timeoutSeconds,
+                      }
+                    : undefined,
+            skipAwait: args.cluster.skipAwait,
+        },
+        owner,
+    );
 }
 
-function smokeOutput(check: SmokeCheck): pulumi.Output<SmokeOutput> {
-    return pulumi.all([check.helmTestRuns, check.platformRun]).apply(([runs, platform]) => ({
-        helmTests: Object.fromEntries((runs ?? []).map((r) => [`${r.release}/${r.hook}`, `${r.phase} (revision ${r.revision})`])),
-        ...(platform ? { platform: platform.ok ? `passed: ${platform.steps.map((s) => s.step).join(", ")}` : "failed" } : {}),
-    }));
+/** The Gateway API CRDs, Envoy Gateway and the Gateways, when the stack installs them (ingress.gatewayApi.install). */
+function gatewayPrerequisites(
+    name: string,
+    args: Pick<ControlPlaneArgs, "environment" | "gatewayApiManifest" | "registry" | "cluster">,
+    foundation: PlaneFoundation,
+    parent: pulumi.Resource,
+): GatewayPrerequisites | undefined {
+    const cp = args.environment;
+    if (!cp.ingress.gatewayApi.install.enabled) return undefined;
+    const controllerSecret = foundation.pullSecrets?.byNamespace[cp.ingress.gatewayApi.controllerNamespace];
+    return new GatewayPrerequisites(
+        `${name}-gateway`,
+        {
+            cp,
+            manifest: requireManifest(args.gatewayApiManifest),
+            namespaces: foundation.namespaces.byName,
+            controllerNeeds: [
+                ...foundation.afterPreflight,
+                ...(controllerSecret ? [controllerSecret] : []),
+                ...(foundation.pullSecretPolicy ? [foundation.pullSecretPolicy] : []),
+            ],
+            sources: args.registry,
+            skipAwait: args.cluster.skipAwait,
+        },
+        { parent },
+    );
 }
 
 function requireManifest(manifest: readonly Manifest[] | undefined): readonly Manifest[] {
     if (!manifest) throw new Error("ingress.gatewayApi.install is on, but the program read no Gateway API manifest before declaring");
     return manifest;
+}
+
+/** The releases in install order with their versions and values, which the credentials go into. */
+function releasePlan(args: ControlPlaneArgs, credentials: ControlPlaneCredentials): PlannedRelease[] {
+    const cp = args.environment;
+    const context = valuesContext(cp, {
+        imagePullSecrets: args.registry.imagePullSecrets,
+        accountRegistries: args.accountRegistries,
+        secrets: credentials,
+    });
+    return controlPlanePlan(cp, { chartVersions: args.chartVersions, releaseOverrides: args.releaseOverrides, context });
+}
+
+/** What every release stands on: the foundation, then the Gateways for those with routes and the JWT baseline for OpenBao's. */
+function releaseFoundation(
+    args: Pick<ControlPlaneArgs, "environment" | "registry" | "cluster">,
+    foundation: PlaneFoundation,
+    gateway: GatewayPrerequisites | undefined,
+    baseline: OpenBaoJwtBaseline | undefined,
+): ReleaseFoundation {
+    return {
+        cp: args.environment,
+        namespaces: foundation.namespaces,
+        pullSecrets: foundation.pullSecrets,
+        policy: foundation.pullSecretPolicy ? [foundation.pullSecretPolicy] : [],
+        gateways: gateway?.gateways ?? [],
+        afterPreflight: foundation.afterPreflight,
+        jwtBaseline: baseline,
+        registry: args.registry,
+        skipAwait: args.cluster.skipAwait,
+    };
+}
+
+/** What a GPU cluster's registration waits for: ICMS and what it needs, the admin token's issuer, the routes. */
+function registrationNeeds(
+    releases: Readonly<Record<string, k8s.helm.v3.Release>>,
+    rollout: OpenBaoRollout | undefined,
+): pulumi.Resource[] {
+    return [
+        ...REGISTRATION_NEEDS.filter((n) => releases[n.release]).map((n) => releases[n.release]),
+        // ICMS checks the admin token against OpenBao's keys: not while the rollout restarts its members.
+        ...(rollout ? [rollout] : []),
+    ];
 }
