@@ -479,6 +479,7 @@ async function withLockHandling(
                 `Fix what it says, then npm run recover -- --stack ${options.stack} again.`,
             ]);
         const verdicts = owners.map((lock) => ({ lock, ...judgeLock(lock, deps.processes) }));
+        say("\nLocks the CLI reports:");
         for (const v of verdicts) say(`  - lock ${v.lock.where}: ${v.why}`);
         const held = verdicts.filter((v) => v.verdict !== "stale");
         if (held.length > 0 && !options.force)
