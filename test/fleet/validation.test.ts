@@ -194,6 +194,16 @@ describe("the fleet file: what it rejects, and the exact message", () => {
         ]);
     });
 
+    test("two stacks on one PostgreSQL backend that differ only where one has '_'", () => {
+        assert.deepEqual(problemLines({ a: onPremEnvironment({ stack: "prod-1" }), b: onPremEnvironment({ stack: "prod_1" }) }), [
+            "nvcf-fleet:environments.b.stack: differs from stack prod-1 of environment a, on the same PostgreSQL backend, only where one has '_': that backend matches keys with LIKE, where '_' is any character, and the CLI fails on such a pair; given \"prod_1\"; allowed: a stack name that differs from prod-1 in a character other than '_'",
+        ]);
+        // Another character apart, another length, or another backend: no clash.
+        assert.deepEqual(problemLines({ a: onPremEnvironment({ stack: "prod-1" }), b: onPremEnvironment({ stack: "prod_2" }) }), []);
+        assert.deepEqual(problemLines({ a: onPremEnvironment({ stack: "prod_1" }), b: onPremEnvironment({ stack: "prod_10" }) }), []);
+        assert.deepEqual(problemLines({ a: environment({ stack: "prod-1" }), b: environment({ stack: "prod_1" }) }), []);
+    });
+
     test("the program stops at a rejected file with the same message", async () => {
         const config = {
             ...exampleConfig(),
