@@ -54,6 +54,7 @@ export = function main() {
               zoneId: route53.zoneId,
               access: route53,
               gateway: route53.gateway ?? settings.controlPlane.ingress.gatewayApi.gateways.shared,
+              ...(controlPlane.gateway?.addressedGateway ? { declared: controlPlane.gateway.addressedGateway } : {}),
               hostnames: [...Object.values(controlPlane.outputs.routes), `nats.${settings.controlPlane.global.domain}`],
               ttl: route53.ttl,
               kubernetes: provider,

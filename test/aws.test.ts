@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import * as http from "node:http";
+import * as path from "node:path";
 import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
 import { ClusterRegistrationProvider } from "../components/dynamic/cluster-registration";
@@ -109,6 +110,37 @@ describe("ECR as the mirror", { concurrency: true }, () => {
 });
 
 describe("Route 53 records for the route hostnames", { concurrency: true }, () => {
+    test("with the Gateway installed by the stack: it waits for its address, and is read only after it exists", async () => {
+        const route53 = { "nvcf-self-managed:dns": { route53: { zoneId: "Z0123456789ABCDEFGHIJ", region: "us-west-2" } } };
+        const install = {
+            enabled: true,
+            crdsManifest: path.resolve(__dirname, "fixtures", "gateway-api-crds.yaml"),
+            envoyGateway: { version: "v1.2.1" },
+        };
+        const r = await run(route53, { ingress: { gatewayApi: { install } } });
+        type Meta = { metadata?: { name?: string; annotations?: Record<string, string> } };
+        const meta = (g: { inputs: unknown }) => (g.inputs as Meta).metadata;
+        const gateways = byType(r, "kubernetes:gateway.networking.k8s.io/v1:Gateway");
+        const read = gateways.find((g) => g.inputs.id !== undefined)!;
+        const shared = gateways.find((g) => meta(g)?.name === "nvcf-gateway" && g.inputs.id === undefined)!;
+        assert.ok(read && shared, gateways.map((g) => g.name).join(", "));
+        assert.equal(read.inputs.id, "envoy-gateway/nvcf-gateway");
+        assert.ok(read.dependencies.includes(shared.urn), "the read waits for the Gateway the stack creates");
+        assert.deepEqual(meta(shared)?.annotations, { "pulumi.com/waitFor": "jsonpath={.status.addresses[0].value}" });
+        // The other Gateways (gRPC, NATS) get no wait: no record points at them.
+        for (const other of gateways.filter((g) => g !== read && g !== shared))
+            assert.equal(meta(other)?.annotations, undefined, other.name);
+        const records = byType(r, "aws:route53/record:Record");
+        assert.ok(
+            records.length > 0 &&
+                records.every((rec) => (rec.inputs.records as string[])[0] === "k8s-gateway-0123456789.elb.us-west-2.amazonaws.com"),
+        );
+        // Without dns.route53 nothing waits for an address.
+        const plain = await run({}, { ingress: { gatewayApi: { install } } });
+        for (const g of byType(plain, "kubernetes:gateway.networking.k8s.io/v1:Gateway"))
+            assert.equal(meta(g)?.annotations, undefined, g.name);
+    });
+
     test("every hostname, the wildcard and nats., pointing at the Gateway's load-balancer address", async () => {
         const r = await run({ "nvcf-self-managed:dns": { route53: { zoneId: "Z0123456789ABCDEFGHIJ", region: "us-west-2" } } });
         const gateway = r.resources.find((x) => x.type === "kubernetes:gateway.networking.k8s.io/v1:Gateway")!;

@@ -6,7 +6,7 @@ import { awsSdk } from "./providers";
 /** A Gateway API Gateway read from the cluster: only its status is used. */
 class GatewayRead extends pulumi.CustomResource {
     declare readonly status: pulumi.Output<{ addresses?: { type?: string; value: string }[] } | undefined>;
-    constructor(name: string, id: string, opts: pulumi.CustomResourceOptions) {
+    constructor(name: string, id: pulumi.Input<string>, opts: pulumi.CustomResourceOptions) {
         super("kubernetes:gateway.networking.k8s.io/v1:Gateway", name, { status: undefined }, { ...opts, id });
     }
 }
@@ -15,6 +15,11 @@ export interface GatewayDnsArgs {
     readonly zoneId: string;
     readonly access: AwsAccess;
     readonly gateway: { readonly name: string; readonly namespace: string };
+    /**
+     * The Gateway when the stack installs it (declared to wait for its address): read only once
+     * it exists, so a first install does not read a Gateway it has not created yet.
+     */
+    readonly declared?: k8s.apiextensions.CustomResource;
     /** Hostnames to point at the Gateway (the route hostnames, the wildcard included). */
     readonly hostnames: readonly string[];
     readonly ttl: number;
@@ -39,9 +44,11 @@ export class GatewayDns extends pulumi.ComponentResource {
 
     constructor(name: string, args: GatewayDnsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("nvcf:aws:GatewayDns", name, {}, opts);
-        const gateway = new GatewayRead(`${name}-gateway`, `${args.gateway.namespace}/${args.gateway.name}`, {
+        const where = `${args.gateway.namespace}/${args.gateway.name}`;
+        const gateway = new GatewayRead(`${name}-gateway`, args.declared ? args.declared.id.apply(() => where) : where, {
             parent: this,
             provider: args.kubernetes,
+            ...(args.declared ? { dependsOn: [args.declared] } : {}),
         });
         this.address = gateway.status.apply((status) => {
             const address = status?.addresses?.[0]?.value;

@@ -45,6 +45,8 @@ export interface ControlPlaneArgs {
     readonly environment: ControlPlaneConfig;
     /** With ingress.gatewayApi.install: the Gateway API manifest's objects, read before anything was declared. */
     readonly gatewayApiManifest?: readonly Manifest[];
+    /** The Gateway that DNS records point at (dns.route53): when the stack installs it, it waits for its address. */
+    readonly dnsGateway?: { readonly name: string; readonly namespace: string };
     /** Per-release values blocks, by release name. */
     readonly releaseOverrides: Readonly<Record<string, ReleaseOverride>>;
     /** Each release's chart version: the stack's bundle release's, or a per-release pin. */
@@ -222,7 +224,7 @@ function controlPlaneFoundation(
 /** The Gateway API CRDs, Envoy Gateway and the Gateways, when the stack installs them (ingress.gatewayApi.install). */
 function gatewayPrerequisites(
     name: string,
-    args: Pick<ControlPlaneArgs, "environment" | "gatewayApiManifest" | "registry" | "cluster">,
+    args: Pick<ControlPlaneArgs, "environment" | "gatewayApiManifest" | "registry" | "cluster" | "dnsGateway">,
     foundation: PlaneFoundation,
     parent: pulumi.Resource,
 ): GatewayPrerequisites | undefined {
@@ -242,6 +244,7 @@ function gatewayPrerequisites(
             ],
             sources: args.registry,
             skipAwait: args.cluster.skipAwait,
+            ...(args.dnsGateway ? { awaitAddress: args.dnsGateway } : {}),
         },
         { parent },
     );

@@ -60,7 +60,12 @@ export interface GatewayPrerequisitesArgs {
     readonly controllerNeeds: readonly pulumi.Resource[];
     readonly sources: { readonly chartSources: HelmSources; readonly chartAuth?: ChartCredentials };
     readonly skipAwait: boolean;
+    /** The Gateway DNS records point at: its creation waits until its load balancer reports an address. */
+    readonly awaitAddress?: { readonly name: string; readonly namespace: string };
 }
+
+/** The kubernetes provider waits until this JSONPath is set (pulumi-kubernetes 4.18+): the load balancer's address. */
+const ADDRESS_WAIT = { "pulumi.com/waitFor": "jsonpath={.status.addresses[0].value}" } as const;
 
 /**
  * What the README used to list as prerequisites of the routes, installed with the stack: the
@@ -78,6 +83,8 @@ export class GatewayPrerequisites extends pulumi.ComponentResource {
     readonly gatewayClass: k8s.apiextensions.CustomResource;
     /** The Gateways the routes attach to. */
     readonly gateways: k8s.apiextensions.CustomResource[];
+    /** The Gateway of `awaitAddress`, when the stack installs it. */
+    readonly addressedGateway?: k8s.apiextensions.CustomResource;
 
     constructor(name: string, args: GatewayPrerequisitesArgs, opts?: pulumi.ComponentResourceOptions) {
         super("nvcf:control-plane:GatewayPrerequisites", name, {}, opts);
@@ -126,14 +133,17 @@ export class GatewayPrerequisites extends pulumi.ComponentResource {
             { parent: this, dependsOn: [...this.crds, this.controller] },
         );
 
-        this.gateways = gatewaySpecs(cp).map((gateway) => {
+        const specs = gatewaySpecs(cp);
+        this.gateways = specs.map((gateway) => {
             const ns = args.namespaces[gateway.namespace];
+            const addressed = gateway.name === args.awaitAddress?.name && gateway.namespace === args.awaitAddress.namespace;
+            const annotations = skipAwait ?? (addressed ? ADDRESS_WAIT : undefined);
             return new k8s.apiextensions.CustomResource(
                 `${name}-${gateway.namespace}-${gateway.name}`,
                 {
                     apiVersion: "gateway.networking.k8s.io/v1",
                     kind: "Gateway",
-                    metadata: { name: gateway.name, namespace: ns.metadata.name, ...(skipAwait ? { annotations: skipAwait } : {}) },
+                    metadata: { name: gateway.name, namespace: ns.metadata.name, ...(annotations ? { annotations } : {}) },
                     spec: {
                         gatewayClassName: install.gatewayClassName,
                         listeners: gateway.listeners.map((l) => ({
@@ -145,6 +155,8 @@ export class GatewayPrerequisites extends pulumi.ComponentResource {
                 { parent: this, dependsOn: [ns, this.gatewayClass, this.controller, ...this.crds] },
             );
         });
+        const addressedAt = specs.findIndex((g) => g.name === args.awaitAddress?.name && g.namespace === args.awaitAddress.namespace);
+        if (addressedAt >= 0) this.addressedGateway = this.gateways[addressedAt];
         this.registerOutputs({ gateways: this.gateways.map((g) => g.metadata.name) });
     }
 }

@@ -22,6 +22,7 @@ export function controlPlaneArgs(
     return {
         environment: cp,
         ...(gatewayApiManifest ? { gatewayApiManifest } : {}),
+        ...(settings.dns.route53 ? { dnsGateway: settings.dns.route53.gateway ?? cp.ingress.gatewayApi.gateways.shared } : {}),
         releaseOverrides: settings.releases,
         chartVersions: controlPlaneChartVersions(bundle, settings.releases, settings.controlPlane),
         cluster: clusters.controlPlane,
