@@ -86,6 +86,10 @@ export function stackSpec(env: EnvironmentSettings, serviceAccountName: string):
         retryOnUpdateConflict: env.retryOnUpdateConflict,
         // Explicit even when false: deleting the Stack object must never destroy an environment by default.
         destroyOnFinalize: env.destroyOnFinalize,
+        // Without it the operator destroys from a workspace holding only a Pulumi.yaml (stack_controller.go
+        // shouldUseProjectInfoWorkspaceForDestroy, v2.9.0): `pulumi install` fails there with no package.json,
+        // and this program's dynamic resources need its node_modules to be deleted, so nothing would be destroyed.
+        ...(env.destroyOnFinalize ? { runProgram: true } : {}),
         ...(env.prerequisites.length > 0
             ? {
                   prerequisites: env.prerequisites.map((p) => ({

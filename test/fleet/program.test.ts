@@ -109,6 +109,7 @@ describe("the fleet program, on the example fleet", () => {
         for (const name of ["dev", "staging", "prod"]) {
             const spec = specOf(run, name);
             assert.deepEqual([spec.destroyOnFinalize, spec.refresh, spec.retryOnUpdateConflict], [false, false, false], name);
+            assert.equal(spec.runProgram, undefined, name);
             assert.equal(spec.resyncFrequencySeconds, undefined);
         }
     });
@@ -197,6 +198,8 @@ describe("the fleet program, varied", () => {
             [spec.destroyOnFinalize, spec.refresh, spec.retryOnUpdateConflict, spec.resyncFrequencySeconds],
             [true, true, true, 600],
         );
+        // The destroy runs in the git workspace with the program's dependencies, not from the project name alone.
+        assert.equal(spec.runProgram, true);
         assert.deepEqual(spec.workspaceTemplate.spec.resources.requests, { cpu: "1", memory: "6Gi", "ephemeral-storage": "4Gi" });
         assert.deepEqual(resource(run, STACK, "lab").inputs.metadata, { name: "lab", namespace: "platform" });
     });

@@ -59,6 +59,7 @@ const waiting = stack(
     ["dev"],
 );
 
+// Condition messages as markStackResult writes them (operator/internal/controller/pulumi/stack_controller.go, v2.9.0).
 const stalled = stack("prod", {
     lastUpdate: {
         name: "prod-1a2b3",
@@ -73,7 +74,12 @@ const stalled = stack("prod", {
     },
     conditions: [
         { type: "Ready", status: "False", reason: "NotReadyStalled" },
-        { type: "Stalled", status: "True", reason: "UpdateFailed", message: "3 failures; not retrying until the spec or source changes" },
+        {
+            type: "Stalled",
+            status: "True",
+            reason: "UpdateFailed",
+            message: "up failed 3 times; not retrying until the spec or source changes",
+        },
     ],
 });
 
@@ -102,7 +108,7 @@ describe("fleetStatusLines: what a user reads per environment", () => {
         );
         assert.match(text, /^staging {2}waiting on dev$/m);
         assert.match(text, /^prod {2}stalled \(UpdateFailed\)$/m);
-        assert.match(text, /message {2}3 failures; not retrying until the spec or source changes/);
+        assert.match(text, /message {2}up failed 3 times; not retrying until the spec or source changes/);
         assert.match(text, /^qa {2}running$/m);
         assert.match(text, /^new {2}never run$/m);
         assert.match(text, /^gone {2}no Stack nvcf-fleet\/gone in the cluster/m);
@@ -122,7 +128,7 @@ describe("fleetStatusLines: what a user reads per environment", () => {
         const failedWith = (reason: string) =>
             stack("prod", {
                 ...stalled.status,
-                conditions: [{ type: "Reconciling", status: "True", reason, message: "3 failures; retrying" }],
+                conditions: [{ type: "Reconciling", status: "True", reason, message: "2 update failure(s)" }],
             });
         const [retrying] = fleetStatusLines([
             { name: "prod", namespace: "nvcf-fleet", stack: failedWith("RetryingAfterFailure"), lock: NO_LOCK },
