@@ -55,8 +55,8 @@ export const MIN_RESYNC_SECONDS = 60;
 export const DEFAULT_WORKSPACE_IMAGE = "pulumi/pulumi:3.276.0-nonroot";
 
 /**
- * The workspace pod's requests, until a measured update of the dev stack sizes them
- * (docs/fleets.md, Workspace size: the measurement is pending). The operator's own defaults,
+ * The workspace pod's requests: a full-stack `pulumi up` peaked at 1128 MiB over its process tree
+ * and used about one core (docs/fleets.md, Workspace size); the disk is not measured. The operator's own defaults,
  * 64Mi and 100m (workspace_webhook.go), are for small programs; its agent also takes the memory
  * request as its memory limit (AGENT_MEMLIMIT, operator/internal/controller/auto/workspace_controller.go).
  */
