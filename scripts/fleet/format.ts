@@ -1,5 +1,5 @@
 import type { OperatorStack } from "../../components/contracts/pulumi-operator";
-import type { LockOwner } from "../recover/locks";
+import { lockOwnerText, type LockOwner } from "../recover/locks";
 import type { LockReport } from "./locks";
 import { stackState } from "./state";
 
@@ -13,7 +13,7 @@ export interface EnvironmentStatus {
 
 function holder(lock: LockOwner): string {
     if (lock.unreadable !== undefined) return `${lock.where}: ${lock.unreadable}`;
-    return `${lock.username ?? "?"}@${lock.hostname ?? "?"} (pid ${lock.pid ?? "?"}) since ${lock.timestamp ?? "?"}: ${lock.where}`;
+    return `${lockOwnerText(lock)}: ${lock.where}`;
 }
 
 /**

@@ -32,8 +32,13 @@ export interface LockVerdict {
     readonly why: string;
 }
 
+/** Who holds a lock, as a line names it: `<user>@<host> (pid <n>) since <time>`. */
+export function lockOwnerText(lock: LockOwner): string {
+    return `${lock.username ?? "?"}@${lock.hostname ?? "?"} (pid ${lock.pid ?? "?"})${lock.timestamp ? ` since ${lock.timestamp}` : ""}`;
+}
+
 export function judgeLock(lock: LockOwner, processes: Processes): LockVerdict {
-    const owner = `${lock.username ?? "?"}@${lock.hostname ?? "?"} (pid ${lock.pid ?? "?"})${lock.timestamp ? ` since ${lock.timestamp}` : ""}`;
+    const owner = lockOwnerText(lock);
     if (lock.unreadable !== undefined) return { verdict: "unknown", why: lock.unreadable };
     if (lock.pid === undefined || lock.hostname === undefined) return { verdict: "unknown", why: `the lock names no process: ${owner}` };
     if (lock.hostname !== processes.hostname) {
