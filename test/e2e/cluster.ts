@@ -44,15 +44,24 @@ export const podAddress = Object.values(os.networkInterfaces())
     .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
 
 /**
+ * Why an end-to-end file does not run here, or false when it does. `ownCluster`: what the file
+ * needs of the suite's own API server, so it does not run against E2E_KUBECONFIG.
+ */
+export function e2eSkip(found: { tools?: Tools; missing: string }, ownCluster?: string): string | false {
+    if (process.env.NVCF_E2E !== "1") return "end-to-end suite: run it with npm run test:e2e";
+    if (!found.tools) return `end-to-end tools not built (${found.missing}); run scripts/e2e/build-tools.sh`;
+    if (ownCluster && process.env.E2E_KUBECONFIG) return ownCluster;
+    return false;
+}
+
+/**
  * Why a file whose pods run at this machine's address, behind its own API server, does not run
  * here (`why` says what it needs of its own API server), or false when it does.
  */
 export function ownClusterSkip(found: { tools?: Tools; missing: string }, why: string): string | false {
-    if (process.env.NVCF_E2E !== "1") return "end-to-end suite: run it with npm run test:e2e";
-    if (!found.tools) return `end-to-end tools not built (${found.missing}); run scripts/e2e/build-tools.sh`;
-    if (process.env.E2E_KUBECONFIG) return why;
-    if (!podAddress) return "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)";
-    return false;
+    const skip = e2eSkip(found, why);
+    if (skip) return skip;
+    return podAddress ? false : "no non-loopback IPv4 address for the pods (the API server does not proxy to loopback)";
 }
 
 /** SIGTERM, then SIGKILL after 10 s; resolves once the process is gone. */

@@ -28,7 +28,7 @@ import { BaoCluster, openbaoChartConfig } from "./real-openbao";
 import { migration10, NVCF_API_JWT_MOUNT } from "./openbao-migrations";
 import { ADMIN_ISSUER_GRANT_PATHS } from "../../components/contracts/openbao";
 import { HELM_FIELD_MANAGER } from "../../components/contracts/helm";
-import { finalizingNamespaces, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
+import { finalizingNamespaces, e2eSkip, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
 import { PulumiCli, userCheckout, type TimedEvent } from "./pulumi-cli";
 import type { TreeUsage } from "./process-tree";
 import { CONTROLLER_NS, e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
@@ -76,12 +76,7 @@ const SMOKE_IMAGE = "nvcr.io/e2e/echo:1.0";
 const { tools, missing } = findTools();
 const realCluster = process.env.E2E_KUBECONFIG;
 /** `npm test` leaves test/e2e out; run directly, this file runs only with NVCF_E2E=1 (as `npm run test:e2e` sets). */
-const skip =
-    process.env.NVCF_E2E !== "1"
-        ? "end-to-end suite: run it with npm run test:e2e"
-        : tools
-          ? false
-          : `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`;
+const skip = e2eSkip({ tools, missing });
 
 /**
  * The e2e stack file's config, as a user writes it: Pulumi.dev.yaml's, with local charts, no

@@ -22,7 +22,7 @@ import { releaseHistory } from "../../components/health/helm-releases";
 import type { Kube as ProgramKube } from "../../lib/kubernetes/client";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBao } from "../support/fake-openbao";
-import { finalizingNamespaces, findTools, Kube, LocalCluster } from "./cluster";
+import { finalizingNamespaces, e2eSkip, findTools, Kube, LocalCluster } from "./cluster";
 import { checkpointFile, locateStack, tornAttrs } from "../../scripts/recover/file-backend";
 import { freezeRun, HelmRecordWebhook, killAll, RUN_MARKER, survivorsAfter, type RecordWrite } from "./kill-points";
 import { PulumiCli, userCheckout, type CliResult } from "./pulumi-cli";
@@ -35,14 +35,7 @@ const MIN = 60_000;
 const DATA_RELEASES = new Set(CATALOG.filter((e) => e.holdsData).map((e) => e.name));
 
 const { tools, missing } = findTools();
-const skip =
-    process.env.NVCF_E2E !== "1"
-        ? "end-to-end suite: run it with npm run test:e2e"
-        : process.env.E2E_KUBECONFIG
-          ? "the kill points need the local API server (it calls the suite's webhook on 127.0.0.1)"
-          : tools
-            ? false
-            : `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`;
+const skip = e2eSkip({ tools, missing }, "the kill points need the local API server (it calls the suite's webhook on 127.0.0.1)");
 
 /**
  * A lean stack: the control plane without observability and one same-cluster GPU plane

@@ -21,11 +21,11 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { stringify as toYaml } from "yaml";
-import { finalizingNamespaces, findTools, Kube, LocalCluster } from "./cluster";
+import { finalizingNamespaces, e2eSkip, findTools, Kube, LocalCluster } from "./cluster";
 import { freezeRun, killAll, RUN_MARKER, survivors, survivorsAfter } from "./kill-points";
 import { findPostgres, POSTGRES_DATABASE, PostgresServer } from "./postgres";
 import { copyProject, PulumiCli, type CliResult } from "./pulumi-cli";
-import { e2eStackConfig } from "./stack-config";
+import { LEAN_STACK_CONFIG as STACK_CONFIG } from "./stack-config";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const PROJECT = "nvcf-self-managed";
@@ -44,36 +44,7 @@ const HOST = os.hostname().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 const { tools, missing } = findTools();
 const postgres = findPostgres();
-const skip =
-    process.env.NVCF_E2E !== "1"
-        ? "end-to-end suite: run it with npm run test:e2e"
-        : process.env.E2E_KUBECONFIG
-          ? "runs on the suite's own API server (it finalizes the stack's namespaces on destroy)"
-          : tools
-            ? false
-            : `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`;
-
-/**
- * The leanest stack with Helm releases: the control plane's ten releases that are always on,
- * with every optional one off (observability, NATS, Cassandra, OpenBao, cert-manager, the rate
- * limiter, the admin issuer proxy, the Gateway's release, state metrics), no compute plane, no
- * preflight, health gate or smoke test (no controllers run here).
- */
-const STACK_CONFIG = e2eStackConfig({
-    cluster: { clusterIdentifier: "e2e", skipAwait: true },
-    controlPlane: {
-        observability: { profile: "disabled" },
-        nats: { enabled: false },
-        cassandra: { enabled: false },
-        openbao: { enabled: false },
-        certManager: { enabled: false },
-        rateLimiter: { enabled: false },
-        stateMetrics: { enabled: false },
-        adminIssuerProxy: { enabled: false },
-        ingress: { gatewayApi: { enabled: false } },
-    },
-    other: { checks: { preflight: { enabled: false }, healthGate: { enabled: false }, smoke: { helmTests: false } } },
-});
+const skip = e2eSkip({ tools, missing }, "runs on the suite's own API server (it finalizes the stack's namespaces on destroy)");
 
 /** A run stopped while it holds the stack's lock: its lock's key, its CLI's pid, how to find and end it. */
 interface Holder {

@@ -56,3 +56,25 @@ export function gpuPlane(icmsUrl: string, charts: string = CHARTS, extra: Plain 
         ...extra,
     };
 }
+
+/**
+ * The leanest stack with Helm releases: the control plane's ten releases that are always on,
+ * with every optional one off (observability, NATS, Cassandra, OpenBao, cert-manager, the rate
+ * limiter, the admin issuer proxy, the Gateway's release, state metrics), no compute plane, no
+ * preflight, health gate or smoke test (no controllers run here).
+ */
+export const LEAN_STACK_CONFIG = e2eStackConfig({
+    cluster: { clusterIdentifier: "e2e", skipAwait: true },
+    controlPlane: {
+        observability: { profile: "disabled" },
+        nats: { enabled: false },
+        cassandra: { enabled: false },
+        openbao: { enabled: false },
+        certManager: { enabled: false },
+        rateLimiter: { enabled: false },
+        stateMetrics: { enabled: false },
+        adminIssuerProxy: { enabled: false },
+        ingress: { gatewayApi: { enabled: false } },
+    },
+    other: { checks: { preflight: { enabled: false }, healthGate: { enabled: false }, smoke: { helmTests: false } } },
+});

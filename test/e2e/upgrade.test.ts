@@ -23,7 +23,7 @@ import * as zlib from "node:zlib";
 import { after, before, describe, it } from "node:test";
 import { parse as parseYaml, stringify as toYaml } from "yaml";
 import { FakeControlPlane } from "../support/fake-icms";
-import { findTools, Kube, LocalCluster, podAddress, whileLooping } from "./cluster";
+import { e2eSkip, findTools, Kube, LocalCluster, podAddress, whileLooping } from "./cluster";
 import { freezeRun, HelmRecordWebhook, killAll, RUN_MARKER, survivorsAfter, type RecordWrite } from "./kill-points";
 import { OpenBaoPods, RUNBOOK_EVENTS } from "./openbao-pods";
 import { podNetwork } from "./pod-network";
@@ -53,14 +53,10 @@ const OPENBAO_NS = "vault-system";
 const MEMBERS = ["openbao-server-0", "openbao-server-1", "openbao-server-2"];
 
 const { tools, missing } = findTools();
-const skip =
-    process.env.NVCF_E2E !== "1"
-        ? "end-to-end suite: run it with npm run test:e2e"
-        : process.env.E2E_KUBECONFIG
-          ? "the upgrade suite plays the pods' IPs on a local API server; it does not run against E2E_KUBECONFIG"
-          : !tools
-            ? `end-to-end tools not built (${missing}); run scripts/e2e/build-tools.sh`
-            : false;
+const skip = e2eSkip(
+    { tools, missing },
+    "the upgrade suite plays the pods' IPs on a local API server; it does not run against E2E_KUBECONFIG",
+);
 
 function noPodAddress(): never {
     throw new Error("the upgrade suite needs a non-loopback IPv4 address on this machine (the pod proxy refuses loopback)");
