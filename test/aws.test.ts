@@ -3,8 +3,8 @@ import * as http from "node:http";
 import * as path from "node:path";
 import type { AddressInfo } from "node:net";
 import { describe, test } from "node:test";
-import { ClusterRegistrationProvider } from "../components/dynamic/cluster-registration";
-import { jwksHash } from "../components/dynamic/oidc-discovery";
+import { ClusterRegistrationProvider } from "../components/providers/cluster-registration";
+import { jwksHash } from "../lib/cluster-access/oidc-discovery";
 import { devConfig, isSecretAt, ProgramRun, release, releases, runProgram, runProgramExpectingError, withConfig } from "./support/harness";
 
 const EKS_CP = { name: "nvcf-cp", region: "us-west-2", profile: "platform", roleArn: "arn:aws:iam::123456789012:role/nvcf-deployer" };

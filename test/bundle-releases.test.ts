@@ -12,7 +12,7 @@ import {
 } from "../components/bundle/bundle-releases";
 import { installedStatefulReleases } from "../components/bundle/installed";
 import { parseReceipt, receiptData } from "../components/bundle/receipt";
-import { receiptKeyProvider } from "../components/bundle/receipt-key";
+import { ReceiptKeyProvider } from "../components/providers/bundle-receipt-key";
 import { restartWarnings, valuesFingerprint } from "../components/bundle/restart-warning";
 import { computePlaneVersions, controlPlaneChartVersions } from "../components/bundle/versions";
 import { CATALOG, RELEASE_NAMES } from "../components/catalog/control-plane";
@@ -226,11 +226,12 @@ describe("the receipt and the stateful releases in the program", () => {
     });
 
     test("the receipt key is made once by its own provider (no random plugin), kept secret, and never replaced", async () => {
-        const first = (await receiptKeyProvider.create!({})).outs!;
-        const second = (await receiptKeyProvider.create!({})).outs!;
+        const receiptKeyProvider = new ReceiptKeyProvider();
+        const first = (await receiptKeyProvider.create({})).outs!;
+        const second = (await receiptKeyProvider.create({})).outs!;
         assert.match(first.key, /^[0-9a-f]{64}$/);
         assert.notEqual(first.key, second.key);
-        assert.deepEqual(await receiptKeyProvider.diff!("bundle-receipt-key", first, {}), { changes: false });
+        assert.deepEqual(await receiptKeyProvider.diff("bundle-receipt-key", first, {}), { changes: false });
         // Only an unset cassandraPassword needs the random provider (the end-to-end stacks set it and have no random plugin).
         const bundle = run.resources.find((r) => r.type === "nvcf:bundle:Bundle")!;
         const randoms = run.resources.filter((r) => r.type.startsWith("random:"));

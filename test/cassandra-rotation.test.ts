@@ -6,7 +6,7 @@ import {
     CassandraPasswordProvider,
     type CassandraPasswordInputs,
     type CassandraPasswordOutputs,
-} from "../components/openbao/cassandra-password-resource";
+} from "../components/providers/openbao-cassandra-password";
 import { FakeCassandraJobs } from "./support/fake-cassandra-jobs";
 import { OPENBAO_REACH } from "./support/openbao-reach";
 

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { CATALOG, OPENBAO, serviceAddress } from "../components/catalog/control-plane";
 import { UI_COMPONENTS } from "../components/catalog/control-plane-values/addons";
-import { changedInputs, secretConfig } from "../components/dynamic/base";
 import { controlPlaneSchema } from "../config/model/schema";
 
 const cp = controlPlaneSchema.parse({ observability: { namespace: "metrics" } });
@@ -27,20 +26,5 @@ describe("in-cluster endpoints come from the catalog", () => {
                 assert.notEqual(entry[key], undefined, `${entry.name}.${key}`);
             }
         }
-    });
-});
-
-describe("the dynamic providers' shared base", () => {
-    test("changed inputs ignore the engine's __provider and compare values, not identity", () => {
-        const olds = { a: 1, b: { c: [1, 2] }, __provider: "old code" };
-        assert.deepEqual(changedInputs(olds, { a: 1, b: { c: [1, 2] }, __provider: "new code" }), []);
-        assert.deepEqual(changedInputs(olds, { a: 2, b: { c: [1, 2] }, __provider: "old code" }), ["a"]);
-        assert.deepEqual(changedInputs({ a: 1 }, { a: 1, d: "new" }), ["d"]);
-    });
-    test("a secret is read under the project's namespace; empty counts as unset", () => {
-        const req = (config: Record<string, string>) => ({ config: new Map(Object.entries(config)) }) as never;
-        assert.equal(secretConfig(req({ "nvcf-self-managed:openbaoToken": "t" }), "openbaoToken"), "t");
-        assert.equal(secretConfig(req({ "nvcf-self-managed:openbaoToken": "" }), "openbaoToken"), undefined);
-        assert.equal(secretConfig(req({ "other:openbaoToken": "t" }), "openbaoToken"), undefined);
     });
 });

@@ -239,8 +239,8 @@ describe("the command lines", () => {
     });
 
     describe("the suites' and tools' commands answer --help with their usage, and run nothing", () => {
-        const scripts = ["test:e2e", "test:parity", "chart-reads", "bench:e2e", "bench:install", "record:openbao"] as const;
-        // One shell for all six (each a tsx start): each prints its usage between markers.
+        const scripts = ["test:e2e", "test:parity", "chart-reads", "bench:e2e", "bench:install", "bench:render", "record:openbao"] as const;
+        // One shell for all seven (each a tsx start): each prints its usage between markers.
         const helps = inBackground(() =>
             sh(scripts.map((s) => `echo "<<${s}>>"; npm run --silent ${s} -- --help; echo "<<exit $?>>"`).join("; ")),
         );

@@ -5,8 +5,8 @@ import {
     ClusterRegistrationInputs,
     ClusterRegistrationOutputs,
     ClusterRegistrationProvider,
-} from "../components/dynamic/cluster-registration";
-import { jwksHash } from "../components/dynamic/oidc-discovery";
+} from "../components/providers/cluster-registration";
+import { jwksHash } from "../lib/cluster-access/oidc-discovery";
 import { FakeControlPlane } from "./support/fake-icms";
 
 const fake = new FakeControlPlane();

@@ -18,7 +18,7 @@ import { failed, health } from "../components/health/checks";
 import { adminRouteAtEdge, type EdgeRouteProbe } from "../components/health/edge-check";
 import type { Kube } from "../lib/kubernetes/client";
 import { controlPlaneHealth } from "../components/health/specs";
-import { ClusterChecksProvider } from "../components/dynamic/cluster-checks";
+import { ClusterChecksProvider } from "../components/providers/cluster-checks";
 import { formatTable } from "../scripts/status/format";
 import { exitCode } from "../scripts/status/run";
 import { FakeKubeApi, inProcessKube } from "./support/fake-kube-api";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 import * as pulumi from "@pulumi/pulumi";
-import { GrantRevocationInputs, GrantRevocationProvider } from "../components/openbao/grant-revocation";
+import { GrantRevocationInputs, GrantRevocationProvider } from "../components/providers/openbao-grant-revocation";
 import { ADMIN_ISSUER_GRANT } from "../components/openbao/client";
 import { FakeControlPlane } from "./support/fake-icms";
 import { FakeOpenBao } from "./support/fake-openbao";

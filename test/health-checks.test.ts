@@ -4,8 +4,8 @@ import { describe, test } from "node:test";
 import * as checks from "../components/health/checks";
 import type { Kube, KubeAnswer } from "../lib/kubernetes/client";
 import { requiredGateways } from "../components/health/specs";
-import { ClusterChecksProvider, type ClusterChecksInputs } from "../components/dynamic/cluster-checks";
-import { namespaceHolder, teardown } from "../components/dynamic/nvca-teardown";
+import { ClusterChecksProvider, type ClusterChecksInputs } from "../components/providers/cluster-checks";
+import { namespaceHolder, teardown } from "../components/providers/nvca-teardown";
 import { controlPlaneSchema } from "../config/model/schema";
 import { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../components/contracts/gateway-api";
 import { AGENT_STATUS, nvcfBackendPath } from "../components/contracts/nvca";
@@ -505,7 +505,7 @@ describe("NVCA teardown", () => {
 
 describe("changed inputs", () => {
     test("nested inputs compare by content, not by the order the engine gives their keys", async () => {
-        const { changedInputs } = await import("../components/dynamic/base");
+        const { changedInputs } = await import("../components/providers/kit");
         assert.deepEqual(changedInputs({ reach: { b: 1, a: [{ y: 1, x: 2 }] } }, { reach: { a: [{ x: 2, y: 1 }], b: 1 } }), []);
         assert.deepEqual(changedInputs({ reach: { a: 1 } }, { reach: { a: 2 } }), ["reach"]);
     });

@@ -50,6 +50,7 @@ describe("--help prints the usage before anything heavy loads", () => {
             "bench",
             "bench:e2e",
             "bench:install",
+            "bench:render",
             "bench:test",
             "chart-reads",
             "fleet",

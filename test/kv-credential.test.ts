@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { SIDECAR_PULL_SECRET } from "../components/contracts/openbao";
 import { dockerAuthProblem, holds } from "../components/openbao/kv-credential";
 import { podsOlderThan } from "../components/openbao/readers";
-import { KvCredentialProvider, type KvCredentialInputs, type KvCredentialOutputs } from "../components/openbao/kv-credential-resource";
+import { KvCredentialProvider, type KvCredentialInputs, type KvCredentialOutputs } from "../components/providers/openbao-kv-credential";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";
 import { OPENBAO_REACH } from "./support/openbao-reach";
 

@@ -7,7 +7,7 @@ import {
     MekRotationProvider,
     type MekRotationInputs,
     type MekRotationOutputs,
-} from "../components/openbao/mek-rotation-resource";
+} from "../components/providers/openbao-mek-rotation";
 import type { Kube, KubeAnswer } from "../lib/kubernetes/client";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";
 import { OPENBAO_REACH } from "./support/openbao-reach";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { NATS_AUTH_CALLOUT_CREDS, NATS_CREDS } from "../components/contracts/openbao";
 import { userNkey } from "../components/nats/nkeys";
-import { NkeyRotationProvider, type NkeyRotationInputs, type NkeyRotationOutputs } from "../components/openbao/nkey-rotation-resource";
+import { NkeyRotationProvider, type NkeyRotationInputs, type NkeyRotationOutputs } from "../components/providers/openbao-nkey-rotation";
 import { NKEY_ROTATED_AT, NKEY_ROTATION_MARK } from "../components/nats/nkey-secret";
 import { heldBy, workersHoldingKey } from "../components/nats/workers";
 import type { ConnzConnection } from "../components/contracts/nats";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { JwtBaseline } from "../components/openbao/jwt-mounts";
-import { JwtBaselineProvider, type JwtBaselineInputs } from "../components/openbao/jwt-baseline-resource";
-import { OpenBaoRolloutProvider, type OpenBaoRolloutInputs, type OpenBaoRolloutOutputs } from "../components/openbao/rollout-resource";
+import { JwtBaselineProvider, type JwtBaselineInputs } from "../components/providers/openbao-jwt-baseline";
+import { OpenBaoRolloutProvider, type OpenBaoRolloutInputs, type OpenBaoRolloutOutputs } from "../components/providers/openbao-rollout";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";
 import { INSTALLED_JWT_MOUNT, jwtMount } from "./support/fake-openbao-members";
 

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, beforeEach, describe, test } from "node:test";
-import { ClusterRegistrationProvider } from "../components/dynamic/cluster-registration";
-import { GrantRevocationInputs, GrantRevocationProvider } from "../components/openbao/grant-revocation";
+import { ClusterRegistrationProvider } from "../components/providers/cluster-registration";
+import { GrantRevocationInputs, GrantRevocationProvider } from "../components/providers/openbao-grant-revocation";
 import { httpRequest, retryAfterMs } from "../lib/http/client";
 import { apiServer, noDefaultKubeconfig } from "../lib/cluster-access/access";
 

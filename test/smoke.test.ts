@@ -9,7 +9,7 @@ import { platformSmoke, smokePlan, SMOKE_FUNCTION, type PlatformTarget } from ".
 import { devRaw, parse } from "./support/raw-config";
 import { parseRecord, readRecord, recordData, SMOKE_RECORD } from "../components/smoke/record";
 import { smokeStatus } from "../components/smoke/status";
-import { SmokeCheckProvider, type SmokeCheckInputs } from "../components/smoke/smoke-resource";
+import { SmokeCheckProvider, type SmokeCheckInputs } from "../components/providers/smoke-check";
 import { HELM_HOOK } from "../components/contracts/helm";
 import { FUNCTIONS, functionVersionPath } from "../components/contracts/nvcf-api";
 

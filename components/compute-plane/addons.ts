@@ -3,7 +3,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { addonDependencies, type AddonEntry } from "../catalog/compute-plane-addons";
 import { declareRelease, releaseValues } from "../release/declare";
 import type { PlaneFoundation } from "../plane/foundation";
-import { NVCA_NAMESPACES, type NvcaTeardown } from "../dynamic/nvca-teardown";
+import { NVCA_NAMESPACES, type NvcaTeardown } from "../providers/nvca-teardown";
 import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
 import type { ComputePlaneVersions } from "../catalog/nvca-operator-values";
 import type { ClusterTarget } from "../resolve/clusters";

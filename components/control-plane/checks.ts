@@ -3,13 +3,13 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../../config/model/schema";
 import type { ChecksConfig } from "../../config/model/checks-schema";
 import { OPENBAO, type CatalogEntry } from "../catalog/control-plane";
-import { HealthGate } from "../dynamic/cluster-checks";
+import { HealthGate } from "../providers/cluster-checks";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 import { controlPlaneHealth } from "../health/specs";
-import type { ReleaseDriftCorrection } from "../drift/correction-resource";
-import { SmokeCheck } from "../smoke/smoke-resource";
+import type { ReleaseDriftCorrection } from "../providers/release-drift-correction";
+import { SmokeCheck } from "../providers/smoke-check";
 import { smokePlan } from "../smoke/platform";
-import type { OpenBaoUpgradeArgs } from "../openbao/upgrade";
+import type { OpenBaoUpgradeArgs } from "./openbao-upgrade";
 import type { CredentialRotations } from "./openbao";
 
 /** What the checks after the releases look at: the environment, the checks' settings and the cluster. */

@@ -3,12 +3,12 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../../config/model/schema";
 import { SIDECAR_PULL_SECRET } from "../contracts/openbao";
 import { catalogEntry } from "../catalog/control-plane";
-import { CassandraPasswordRotation } from "../openbao/cassandra-password-resource";
+import { CassandraPasswordRotation } from "../providers/openbao-cassandra-password";
 import { CASSANDRA_SUPERUSER } from "../contracts/cassandra";
-import { OpenBaoKvCredential } from "../openbao/kv-credential-resource";
-import { OpenBaoMekRotation } from "../openbao/mek-rotation-resource";
-import { NatsNkeyRotation } from "../openbao/nkey-rotation-resource";
-import { openbaoReach, type OpenBaoUpgradeArgs } from "../openbao/upgrade";
+import { OpenBaoKvCredential } from "../providers/openbao-kv-credential";
+import { OpenBaoMekRotation } from "../providers/openbao-mek-rotation";
+import { NatsNkeyRotation } from "../providers/openbao-nkey-rotation";
+import { openbaoReach, type OpenBaoUpgradeArgs } from "./openbao-upgrade";
 
 /** Where a rotation runs and what it restarts: the same for every credential, given its readers' release names in restart order. */
 interface Rotating {

@@ -1,4 +1,4 @@
-import { canonicalJson } from "../dynamic/base";
+import { canonicalJson } from "../providers/kit";
 import { isObject } from "./compare";
 import type { FieldPath } from "./path";
 

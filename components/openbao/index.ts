@@ -1,5 +1,5 @@
 /**
- * OpenBao's upgrade mechanics, for `pulumi up` (components/openbao/rollout-resource.ts,
+ * OpenBao's upgrade mechanics, for `pulumi up` (components/providers/openbao-rollout.ts,
  * openbao-jwt-baseline.ts) and for any command that upgrades in stages: the member-by-member
  * rollout of its `OnDelete` StatefulSet and the JWT mount checks. docs/internals.md describes the API.
  */

@@ -1,5 +1,5 @@
 import { FUNCTIONS, functionVersionPath, type FunctionDto } from "../contracts/nvcf-api";
-import { call, mintAdminToken, type Endpoint } from "../dynamic/icms";
+import { call, mintAdminToken, type Endpoint } from "../../lib/icms/icms";
 import { excerpt, jsonBody, type HttpResponse } from "../../lib/http/client";
 
 /** Where the platform smoke check reaches the control plane: through the Gateway, as a user's first call does. */

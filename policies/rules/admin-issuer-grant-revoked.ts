@@ -2,7 +2,7 @@ import type { StackValidationPolicy } from "@pulumi/policy";
 import { RELEASES } from "../lib/release";
 import { releasesNamed, stackView } from "../lib/stack";
 
-/** The dynamic resource that deletes the proxy's three OpenBao objects (components/openbao/grant-revocation.ts). */
+/** The dynamic resource that deletes the proxy's three OpenBao objects (components/providers/openbao-grant-revocation.ts). */
 const REVOCATION_SUFFIX = "GrantRevocation";
 
 export const adminIssuerGrantRevoked: StackValidationPolicy = {

@@ -55,7 +55,7 @@ describe("the pack on the program's stacks", { concurrency: true }, () => {
     });
 
     // FLIPPED: the brief expected this stack to be flagged until the program declared an OpenBao grant
-    // revocation; that resource landed (components/openbao/grant-revocation.ts) while the pack was
+    // revocation; that resource landed (components/providers/openbao-grant-revocation.ts) while the pack was
     // written, so the program's stack now passes, and the next test keeps the flagging covered.
     it("accepts adminIssuerProxy.enabled: false: the program declares the grant revocation", async () => {
         const run = await runDev({ adminIssuerProxy: { enabled: false } });

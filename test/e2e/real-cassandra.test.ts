@@ -27,7 +27,7 @@ import {
     CassandraPasswordProvider,
     type CassandraPasswordInputs,
     type CassandraPasswordOutputs,
-} from "../../components/openbao/cassandra-password-resource";
+} from "../../components/providers/openbao-cassandra-password";
 import { httpKube, type Kube as ProgramKube } from "../../lib/kubernetes/client";
 import { apiServer } from "../../lib/cluster-access/access";
 import { findTools } from "../../scripts/e2e/tools";

@@ -29,18 +29,18 @@ import {
     SIDECAR_PULL_SECRET,
 } from "../../components/contracts/openbao";
 import { userNkey } from "../../components/nats/nkeys";
-import { NkeyRotationProvider, type NkeyRotationInputs } from "../../components/openbao/nkey-rotation-resource";
+import { NkeyRotationProvider, type NkeyRotationInputs } from "../../components/providers/openbao-nkey-rotation";
 import { NKEY_ROTATION_MARK } from "../../components/nats/nkey-secret";
 import { newJwk } from "../../components/openbao/mek";
-import { MEK_ROTATION_MARK, MekRotationProvider, type MekRotationInputs } from "../../components/openbao/mek-rotation-resource";
-import { KvCredentialProvider, type KvCredentialInputs } from "../../components/openbao/kv-credential-resource";
+import { MEK_ROTATION_MARK, MekRotationProvider, type MekRotationInputs } from "../../components/providers/openbao-mek-rotation";
+import { KvCredentialProvider, type KvCredentialInputs } from "../../components/providers/openbao-kv-credential";
 import { OPENBAO_REACH } from "../support/openbao-reach";
 import { JSZ_STORAGE, NATS, NKEY_SECRET, WORKER_CONNECTION_PREFIX } from "../../components/contracts/nats";
 import * as checks from "../../components/health/checks";
 import { httpKube, type Kube as ProgramKube } from "../../lib/kubernetes/client";
 import { openBaoMembers } from "../../components/openbao/access";
 import { apiServer } from "../../lib/cluster-access/access";
-import { GrantRevocationProvider, type GrantRevocationInputs } from "../../components/openbao/grant-revocation";
+import { GrantRevocationProvider, type GrantRevocationInputs } from "../../components/providers/openbao-grant-revocation";
 import { natsDrained } from "../../scripts/upgrade/nats-drain";
 import { findTools } from "../../scripts/e2e/tools";
 import { statusCli } from "../../scripts/status/cli";

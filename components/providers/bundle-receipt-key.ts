@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { defineProvider } from "./kit";
 
 /** The key's state: 32 random bytes as hex, a secret output. */
 export interface ReceiptKeyOutputs {
@@ -10,25 +11,23 @@ export interface ReceiptKeyOutputs {
  * so nothing ever replaces it. A dynamic resource, not a RandomPassword, so a stack whose
  * Cassandra password is configured needs no random provider plugin.
  */
-export const receiptKeyProvider: pulumi.dynamic.ResourceProvider<Record<string, never>, ReceiptKeyOutputs> = {
-    async create() {
+export const ReceiptKeyProvider = defineProvider<object, ReceiptKeyOutputs>({
+    describe: () => "the bundle receipt's key",
+    importRefused: "importing the receipt key is not supported; declare the bundle instead",
+    id: () => "bundle-receipt-key",
+    create: async () => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { randomBytes } = require("node:crypto") as typeof import("node:crypto");
-        return { id: "bundle-receipt-key", outs: { key: randomBytes(32).toString("hex") } };
+        return { key: randomBytes(32).toString("hex") };
     },
-    async diff() {
-        return { changes: false };
-    },
-    async read(id, props) {
-        if (!props?.key) throw new Error("importing the receipt key is not supported; declare the bundle instead");
-        return { id, props };
-    },
-};
+});
+
+const provider = new ReceiptKeyProvider();
 
 /** The HMAC key of the receipt's values digests; it stays in the stack's state, never on the cluster. */
 export class ReceiptKey extends pulumi.dynamic.Resource {
     declare readonly key: pulumi.Output<string>;
     constructor(name: string, opts?: pulumi.CustomResourceOptions) {
-        super(receiptKeyProvider, name, { key: undefined }, { ...opts, additionalSecretOutputs: ["key"] }, "nvcf", "BundleReceiptKey");
+        super(provider, name, { key: undefined }, { ...opts, additionalSecretOutputs: ["key"] }, "nvcf", "BundleReceiptKey");
     }
 }

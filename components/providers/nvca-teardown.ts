@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import { getObject, listItems, type Kube } from "../../lib/kubernetes/client";
 import { excerpt } from "../../lib/http/client";
-import { changedInputs, readKubeSecrets } from "./base";
-import { connect } from "../../lib/kubernetes/connect";
-import type { ClusterReach, KubeSecrets } from "../../lib/cluster-access/reach";
+import type { ClusterReach } from "../../lib/cluster-access/reach";
 import { NVCA_OPERATOR_NAMESPACE } from "../contracts/nvca";
+import { defineProvider } from "./kit";
 
 /** The CRDs the NVCA operator leaves behind (its chart deletes only nvcfbackends; the cluster document deletes all three). */
 export const NVCA_CRDS = [
@@ -25,47 +24,18 @@ export interface NvcaTeardownInputs {
     readonly forceFinalizers: boolean;
 }
 
-export interface TeardownProviderOptions {
-    readonly kube?: Kube;
-    readonly pollMs?: number;
-}
-
 /**
  * Nothing on create. On delete (after the operator's uninstall, which depends on it): deletes
  * NVCA's CRDs and namespaces, waits for them to go, and reports a namespace or CRD stuck
  * Terminating with what holds it; only with `forceFinalizers` does it clear finalizers, and only
  * on its own CRDs' objects and its own namespaces.
  */
-export class NvcaTeardownProvider implements pulumi.dynamic.ResourceProvider<NvcaTeardownInputs, NvcaTeardownInputs> {
-    private secrets: KubeSecrets = {};
-
-    constructor(private readonly options: TeardownProviderOptions = {}) {}
-
-    async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-        this.secrets = readKubeSecrets(req);
-    }
-
-    async diff(_id: string, olds: NvcaTeardownInputs, news: NvcaTeardownInputs): Promise<pulumi.dynamic.DiffResult> {
-        return { changes: changedInputs(olds, news).length > 0 };
-    }
-
-    async create(inputs: NvcaTeardownInputs): Promise<pulumi.dynamic.CreateResult<NvcaTeardownInputs>> {
-        return { id: `nvca-teardown-${inputs.clusterName}`, outs: inputs };
-    }
-
-    async update(
-        _id: string,
-        _olds: NvcaTeardownInputs,
-        news: NvcaTeardownInputs,
-    ): Promise<pulumi.dynamic.UpdateResult<NvcaTeardownInputs>> {
-        return { outs: news };
-    }
-
-    async delete(_id: string, props: NvcaTeardownInputs): Promise<void> {
-        const kube = this.options.kube ?? (await connect(props.reach, this.secrets, 30));
-        await teardown(kube, props, this.options.pollMs ?? 2000);
-    }
-}
+export const NvcaTeardownProvider = defineProvider<NvcaTeardownInputs, NvcaTeardownInputs>({
+    describe: (inputs) => `the NVCA teardown of ${inputs.clusterName}`,
+    id: (inputs) => `nvca-teardown-${inputs.clusterName}`,
+    create: async (inputs) => inputs,
+    delete: async (_id, props, ctx) => teardown(await ctx.kube(props.reach), props, ctx.options.pollMs ?? 2000),
+});
 
 async function del(kube: Kube, path: string): Promise<void> {
     const res = await kube.request("DELETE", path, { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Background" });

@@ -1,5 +1,5 @@
-import { excerpt, httpRequest, HttpRequest, HttpResponse, jsonBody } from "../../lib/http/client";
-import { apiServer, KubeAccess } from "../../lib/cluster-access/access";
+import { excerpt, httpRequest, HttpRequest, HttpResponse, jsonBody } from "../http/client";
+import { apiServer, KubeAccess } from "./access";
 
 export type { KubeAccess };
 

@@ -1,4 +1,4 @@
-import { excerpt, httpRequest, HttpResponse, jsonBody } from "../../lib/http/client";
+import { excerpt, httpRequest, HttpResponse, jsonBody } from "../http/client";
 
 /** An HTTP endpoint of the control plane as this program reaches it. */
 export interface Endpoint {

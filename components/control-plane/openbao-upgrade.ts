@@ -3,9 +3,9 @@ import * as pulumi from "@pulumi/pulumi";
 import type { OpenBaoRolloutConfig } from "../../config/model/openbao-rollout-schema";
 import type { CredentialRotationConfig } from "../../config/model/credential-rotation-schema";
 import type { Settings } from "../../config/settings";
-import { OpenBaoJwtBaseline } from "./jwt-baseline-resource";
-import { OpenBaoRollout } from "./rollout-resource";
-import type { OpenBaoReach } from "./access";
+import { OpenBaoJwtBaseline } from "../providers/openbao-jwt-baseline";
+import { OpenBaoRollout } from "../providers/openbao-rollout";
+import type { OpenBaoReach } from "../openbao/access";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 import { OPENBAO } from "../catalog/control-plane";
 
