@@ -3,6 +3,12 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import { noImportCycle } from "./scripts/lint/no-import-cycle.mjs";
 
+/** What lib/ may not import: it talks to running systems and declares nothing. */
+const LIB_RESTRICTED = [
+    { group: ["@pulumi/*"], message: "lib/ talks to running systems and declares nothing: no @pulumi/* here." },
+    { group: ["**/components/**"], message: "lib/ imports nothing from components/ (components/ imports lib/)." },
+];
+
 export default tseslint.config(
     { ignores: ["**/node_modules/**", "bin/**", "test/e2e/charts/**", "test/fixtures/**"] },
     js.configs.recommended,
@@ -16,6 +22,30 @@ export default tseslint.config(
     {
         plugins: { local: { rules: { "no-import-cycle": noImportCycle } } },
         rules: { "local/no-import-cycle": "error" },
+    },
+    {
+        // lib/ talks to running systems (OpenBao, NATS, Cassandra, NVCF's APIs, Kubernetes, health,
+        // drift, smoke) for the dynamic resources and the commands alike; what Pulumi declares stays
+        // in components/, which imports lib/, never the reverse.
+        files: ["lib/**/*.ts"],
+        rules: { "no-restricted-imports": ["error", { patterns: LIB_RESTRICTED }] },
+    },
+    {
+        // Nor the stack's settings, except in lib/cluster-access/, which decides each cluster's
+        // route from the Settings (route.ts) and names the project's secrets (reach.ts).
+        files: ["lib/**/*.ts"],
+        ignores: ["lib/cluster-access/**"],
+        rules: {
+            "no-restricted-imports": [
+                "error",
+                {
+                    patterns: [
+                        ...LIB_RESTRICTED,
+                        { group: ["**/config/**"], message: "lib/ imports nothing from config/: its caller passes what it needs." },
+                    ],
+                },
+            ],
+        },
     },
     {
         // Tests read JSON answers (Kubernetes objects, Helm release records, engine events) whose

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CASSANDRA_CREDS_KEY, CASSANDRA_SERVICE_ROLES, CASSANDRA_SUPERUSER } from "../components/contracts/cassandra";
-import { parseRotationResult, ROTATION_JOB, ROTATION_SCRIPT } from "../components/cassandra/rotation-job";
+import { CASSANDRA_CREDS_KEY, CASSANDRA_SERVICE_ROLES, CASSANDRA_SUPERUSER } from "../lib/cassandra/contract";
+import { parseRotationResult, ROTATION_JOB, ROTATION_SCRIPT } from "../lib/cassandra/rotation-job";
 import {
     CassandraPasswordProvider,
     type CassandraPasswordInputs,

@@ -1,7 +1,8 @@
 /**
  * docs/contracts.md is the list of what the program assumes of systems it does not own. Every
- * constant of components/contracts/ has its row there (same name, same value), and every row
- * names its upstream source and a test file that holds the program to it.
+ * constant of a contract (lib/<system>/contract.ts, lib/contracts/*.ts) has its row there (same
+ * name, same value), and every row names its upstream source and a test file that holds the
+ * program to it.
  */
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -9,7 +10,7 @@ import * as path from "node:path";
 import { describe, test } from "node:test";
 
 const ROOT = path.resolve(__dirname, "..");
-const DIR = path.join(ROOT, "components", "contracts");
+const LIB = path.join(ROOT, "lib");
 const DOC = path.join(ROOT, "docs", "contracts.md");
 
 interface Row {
@@ -44,6 +45,26 @@ function rows(text: string): Row[] {
     return out;
 }
 
+/**
+ * The contract files by module name, the first part of a row's id: a system's own contract
+ * (lib/<system>/contract.ts, named for its folder) and those of systems without a folder in lib/
+ * (lib/contracts/<module>.ts).
+ */
+function contracts(): Map<string, string> {
+    const out = new Map<string, string>();
+    const add = (mod: string, file: string) => {
+        assert.ok(!out.has(mod), `two contracts named ${mod}: ${out.get(mod)} and ${file}`);
+        out.set(mod, file);
+    };
+    for (const dir of fs.readdirSync(LIB, { withFileTypes: true }).filter((e) => e.isDirectory())) {
+        const file = path.join(LIB, dir.name, "contract.ts");
+        if (fs.existsSync(file)) add(dir.name, file);
+    }
+    for (const file of fs.readdirSync(path.join(LIB, "contracts")).filter((f) => f.endsWith(".ts")))
+        add(file.replace(/\.ts$/, ""), path.join(LIB, "contracts", file));
+    return out;
+}
+
 /** `<module>.<EXPORT>[.<key>...]` of every exported value (functions and types have no value). */
 function leaves(): Map<string, string> {
     const out = new Map<string, string>();
@@ -52,9 +73,9 @@ function leaves(): Map<string, string> {
         else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(`${id}.${k}`, x);
         else if (typeof v === "string" || typeof v === "number") out.set(id, String(v));
     };
-    for (const file of fs.readdirSync(DIR).filter((f) => f.endsWith(".ts"))) {
-        const mod = require(path.join(DIR, file)) as Record<string, unknown>;
-        for (const [name, v] of Object.entries(mod)) if (typeof v !== "function") walk(`${file.replace(/\.ts$/, "")}.${name}`, v);
+    for (const [id, file] of contracts()) {
+        const mod = require(file) as Record<string, unknown>;
+        for (const [name, v] of Object.entries(mod)) if (typeof v !== "function") walk(`${id}.${name}`, v);
     }
     return out;
 }
@@ -71,7 +92,7 @@ function withSupport(file: string): string {
 const doc = fs.readFileSync(DOC, "utf8");
 const table = rows(doc);
 
-describe("docs/contracts.md and components/contracts/", () => {
+describe("docs/contracts.md and the contracts in lib/", () => {
     test("every constant has its row, with the same value", () => {
         const byId = new Map(table.map((r) => [r.id, r]));
         const missing: string[] = [];
@@ -80,16 +101,16 @@ describe("docs/contracts.md and components/contracts/", () => {
             if (!row) missing.push(`${id} (${value})`);
             else assert.equal(row.value, value, `docs/contracts.md:${row.line}: ${id}`);
         }
-        assert.deepEqual(missing, [], "constants of components/contracts/ without a row in docs/contracts.md");
+        assert.deepEqual(missing, [], "constants of the contracts without a row in docs/contracts.md");
     });
 
-    test("a row that names a constant, a type or a function of components/contracts/ names one that exists", () => {
+    test("a row that names a constant, a type or a function of a contract names one that exists", () => {
         const values = leaves();
-        const modules = new Set(fs.readdirSync(DIR).map((f) => f.replace(/\.ts$/, "")));
+        const modules = contracts();
         for (const row of table) {
             const [mod, name] = row.id.split(".");
             if (!modules.has(mod)) continue;
-            const source = fs.readFileSync(path.join(DIR, `${mod}.ts`), "utf8");
+            const source = fs.readFileSync(modules.get(mod)!, "utf8");
             const declared = new RegExp(`export (interface|type|function|const) ${name}\\b`).test(source);
             assert.ok(
                 values.has(row.id) || (declared && !row.id.includes(".", mod.length + name.length + 1)),
@@ -122,14 +143,14 @@ describe("docs/contracts.md and components/contracts/", () => {
 
 describe("no check reaches an outside system at a place the contract does not list", () => {
     test("every OpenBao API path the program and commands use is one of OPENBAO_API's", () => {
-        const { OPENBAO_API } = require("../components/contracts/openbao") as { OPENBAO_API: Record<string, string> };
+        const { OPENBAO_API } = require("../lib/openbao/contract") as { OPENBAO_API: Record<string, string> };
         const known = Object.values(OPENBAO_API);
         const files = (dir: string): string[] =>
             fs
                 .readdirSync(path.join(ROOT, dir), { withFileTypes: true })
                 .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
         const unknown: string[] = [];
-        for (const file of [...files("components"), ...files("scripts")]) {
+        for (const file of [...files("components"), ...files("lib"), ...files("scripts")]) {
             const code = fs
                 .readFileSync(path.join(ROOT, file), "utf8")
                 .split("\n")
@@ -143,7 +164,7 @@ describe("no check reaches an outside system at a place the contract does not li
     });
 
     test("the e2e suite builds the kubernetes provider version the program declares", () => {
-        const { KUBERNETES_PROVIDER_VERSION } = require("../components/contracts/pulumi-state") as { KUBERNETES_PROVIDER_VERSION: string };
+        const { KUBERNETES_PROVIDER_VERSION } = require("../lib/contracts/pulumi-state") as { KUBERNETES_PROVIDER_VERSION: string };
         const script = fs.readFileSync(path.join(ROOT, "scripts", "e2e", "build-tools.sh"), "utf8");
         assert.equal(/^K8S_PROVIDER_VERSION=\$\{K8S_PROVIDER_VERSION:-([^}]+)\}/m.exec(script)?.[1], KUBERNETES_PROVIDER_VERSION);
         const provider = fs.readFileSync(path.join(ROOT, "components", "kubernetes", "provider.ts"), "utf8");

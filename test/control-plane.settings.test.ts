@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import { canonicalJson } from "../components/providers/kit";
+import { canonicalJson } from "../lib/text/canonical-json";
 import { routeHostnames } from "../config/model/derived-facts";
 import { ProgramRun, release, releases, valuesOf } from "./support/harness";
 import { changedReleases, devPlan, type DevPlan } from "./support/plan";

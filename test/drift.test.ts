@@ -7,15 +7,15 @@
 import assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import { before, describe, test } from "node:test";
-import { differences } from "../components/drift/compare";
-import { changedByOf, describeChangedBy, type ManagedFieldsEntry } from "../components/drift/managers";
-import { formatPath, parsePath, pathMatches, type FieldPath } from "../components/drift/path";
-import { BUILT_IN_IGNORES, hidesValue, ignoredBy, userRules } from "../components/drift/rules";
-import { objectsSummaryCheck, releaseObjectsCheck, uncomparedCheck } from "../components/drift/check";
-import { autoscaledTargets, type ReleaseObjects } from "../components/drift/release-objects";
+import { differences } from "../lib/drift/compare";
+import { changedByOf, describeChangedBy, type ManagedFieldsEntry } from "../lib/drift/managers";
+import { formatPath, parsePath, pathMatches, type FieldPath } from "../lib/drift/path";
+import { BUILT_IN_IGNORES, hidesValue, ignoredBy, userRules } from "../lib/drift/rules";
+import { objectsSummaryCheck, releaseObjectsCheck, uncomparedCheck } from "../lib/drift/check";
+import { autoscaledTargets, type ReleaseObjects } from "../lib/drift/release-objects";
 import { fieldPath } from "../config/model/grammar";
 import { assertProblems, devRaw, parse } from "./support/raw-config";
-import { correctionPatch, recreated } from "../components/drift/correction";
+import { correctionPatch, recreated } from "../lib/drift/correction";
 import { devConfig, release, runProgram, withConfig, type ProgramRun } from "./support/harness";
 import { runDev } from "./support/runs";
 

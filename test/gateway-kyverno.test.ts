@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { before, describe, test } from "node:test";
-import { GATEWAY_API_CRDS } from "../components/contracts/gateway-api";
+import { GATEWAY_API_CRDS } from "../lib/contracts/gateway-api";
 import { gatewayApiManifestProblem } from "../components/control-plane/gateway-api-manifest";
 import { gatewaySpecs } from "../components/control-plane/gateway-prerequisites";
 import { controlPlaneSchema } from "../config/model/schema";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, test } from "node:test";
 import * as pulumi from "@pulumi/pulumi";
 import { GrantRevocationInputs, GrantRevocationProvider } from "../components/providers/openbao-grant-revocation";
-import { ADMIN_ISSUER_GRANT } from "../components/openbao/client";
+import { ADMIN_ISSUER_GRANT } from "../lib/openbao/client";
 import { FakeControlPlane } from "./support/fake-icms";
 import { FakeOpenBao } from "./support/fake-openbao";
 import { release, releases } from "./support/harness";

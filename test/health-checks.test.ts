@@ -1,14 +1,14 @@
 import * as assert from "node:assert/strict";
 import * as zlib from "node:zlib";
 import { describe, test } from "node:test";
-import * as checks from "../components/health/checks";
+import * as checks from "../lib/health/checks";
 import type { Kube, KubeAnswer } from "../lib/kubernetes/client";
-import { requiredGateways } from "../components/health/specs";
+import { requiredGateways } from "../components/plane/health-specs";
 import { ClusterChecksProvider, type ClusterChecksInputs } from "../components/providers/cluster-checks";
 import { namespaceHolder, teardown } from "../components/providers/nvca-teardown";
 import { controlPlaneSchema } from "../config/model/schema";
-import { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../components/contracts/gateway-api";
-import { AGENT_STATUS, nvcfBackendPath } from "../components/contracts/nvca";
+import { GATEWAY_API_CRDS, GATEWAY_API_INSTALL } from "../lib/contracts/gateway-api";
+import { AGENT_STATUS, nvcfBackendPath } from "../lib/contracts/nvca";
 import { conform } from "./support/conformance";
 import { sealStatusAnswer } from "./support/openbao-answers";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { SIDECAR_PULL_SECRET } from "../components/contracts/openbao";
-import { dockerAuthProblem, holds } from "../components/openbao/kv-credential";
-import { podsOlderThan } from "../components/openbao/readers";
+import { SIDECAR_PULL_SECRET } from "../lib/openbao/contract";
+import { dockerAuthProblem, holds } from "../lib/openbao/kv-credential";
+import { podsOlderThan } from "../lib/openbao/readers";
 import { KvCredentialProvider, type KvCredentialInputs, type KvCredentialOutputs } from "../components/providers/openbao-kv-credential";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";
 import { OPENBAO_REACH } from "./support/openbao-reach";

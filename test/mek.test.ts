@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { MEK_STORED_DATA } from "../components/contracts/openbao";
-import { kidOfRotation, newJwk, readMek, rotateMek, rotationKid, uuidV1, type MekData } from "../components/openbao/mek";
+import { MEK_STORED_DATA } from "../lib/openbao/contract";
+import { kidOfRotation, newJwk, readMek, rotateMek, rotationKid, uuidV1, type MekData } from "../lib/openbao/mek";
 import {
     MEK_ROTATION_MARK,
     MekRotationProvider,

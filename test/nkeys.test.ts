@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { crc16, userNkey } from "../components/nats/nkeys";
+import { crc16, userNkey } from "../lib/nats/nkeys";
 import { rawSeed, unbase32 } from "./support/nkey-seed";
 
 // NATS user NKeys as nats-io/nkeys encodes them, for the shared NKey's rotation.

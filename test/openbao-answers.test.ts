@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN, OPENBAO_API } from "../components/contracts/openbao";
+import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN, OPENBAO_API } from "../lib/openbao/contract";
 import type { RecordedAnswer } from "./e2e/record-openbao";
 import { FakeOpenBao } from "./support/fake-openbao";
 import { FakeOpenBaoMembers } from "./support/fake-openbao-members";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { openBaoMembers } from "../components/openbao/access";
+import { openBaoMembers } from "../lib/openbao/access";
 import {
     captureJwtBaseline,
     jwtMounts,
@@ -10,7 +10,7 @@ import {
     verifyJwtMounts,
     type JwtBaseline,
     type JwtMount,
-} from "../components/openbao/jwt-mounts";
+} from "../lib/openbao/jwt-mounts";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";
 import { jwtMount } from "./support/fake-openbao-members";
 

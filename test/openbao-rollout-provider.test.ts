@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { JwtBaseline } from "../components/openbao/jwt-mounts";
+import type { JwtBaseline } from "../lib/openbao/jwt-mounts";
 import { JwtBaselineProvider, type JwtBaselineInputs } from "../components/providers/openbao-jwt-baseline";
 import { OpenBaoRolloutProvider, type OpenBaoRolloutInputs, type OpenBaoRolloutOutputs } from "../components/providers/openbao-rollout";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { openBaoMembers, type TokenSource } from "../components/openbao/access";
-import { leaderOf, memberLook } from "../components/openbao/leader";
-import { memberRevisions, rollOut, type RolloutOptions } from "../components/openbao/rollout";
+import { openBaoMembers, type TokenSource } from "../lib/openbao/access";
+import { leaderOf, memberLook } from "../lib/openbao/leader";
+import { memberRevisions, rollOut, type RolloutOptions } from "../lib/openbao/rollout";
 import { FakeOpenBaoCluster } from "./support/fake-openbao-cluster";
 import { RUNBOOK_EVENTS } from "./support/fake-openbao-members";
 import { OPENBAO_VERSIONS, type OpenBaoVersion } from "./support/openbao-answers";

@@ -4,7 +4,7 @@
  */
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { ReleaseRevision } from "../components/health/helm-releases";
+import type { ReleaseRevision } from "../lib/health/helm-releases";
 import type { HelmFacts, ObjectFacts } from "../scripts/recover/cluster";
 import { decide, type DecideInput, type Facts } from "../scripts/recover/plan";
 import {
@@ -17,7 +17,7 @@ import {
     type StateResource,
 } from "../scripts/recover/state";
 import { helmRelease, object, op, secret, URN } from "./support/recover-fixtures";
-import { PENDING_OPERATION_TYPES } from "../components/contracts/pulumi-state";
+import { PENDING_OPERATION_TYPES } from "../lib/contracts/pulumi-state";
 
 const rev = (revision: number, status: string, chartVersion = "0.20.1"): ReleaseRevision => ({
     name: "cassandra",

@@ -21,7 +21,7 @@ import { recoverCli } from "../scripts/recover/cli";
 import type { ExportedState, StateResource } from "../scripts/recover/state";
 import { FakeKubeApi, inProcessKube } from "./support/fake-kube-api";
 import { helmRelease, object, op, PROVIDER_REF, secret } from "./support/recover-fixtures";
-import type { HelmReleaseStatus } from "../components/contracts/helm";
+import type { HelmReleaseStatus } from "../lib/contracts/helm";
 
 const KUBECONFIG = "apiVersion: v1\nkind: Config\n# the stack's secret kubeconfig\n";
 

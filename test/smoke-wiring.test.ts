@@ -5,9 +5,9 @@ import type { ProgramRun } from "./support/harness";
 import { runDev } from "./support/runs";
 import { FakeControlPlane } from "./support/fake-icms";
 import { FakeKubeApi, inProcessKube } from "./support/fake-kube-api";
-import { runReleaseTests } from "../components/smoke/helm-tests";
-import { platformSmoke, type PlatformRun } from "../components/smoke/platform";
-import { installedReleases } from "../components/health/helm-releases";
+import { runReleaseTests } from "../lib/smoke/helm-tests";
+import { platformSmoke, type PlatformRun } from "../lib/smoke/platform";
+import { installedReleases } from "../lib/health/helm-releases";
 import type { Kube } from "../lib/kubernetes/client";
 
 const SMOKE = "pulumi-nodejs:dynamic/nvcf:SmokeCheck";

@@ -3,15 +3,15 @@ import assert from "node:assert/strict";
 import { FakeKubeApi, inProcessKube } from "./support/fake-kube-api";
 import { FakeControlPlane } from "./support/fake-icms";
 import type { Kube } from "../lib/kubernetes/client";
-import { hookOutcome, runReleaseTests, testHooks, type HookRun } from "../components/smoke/helm-tests";
-import { installedReleases, type HelmHook } from "../components/health/helm-releases";
-import { platformSmoke, smokePlan, SMOKE_FUNCTION, type PlatformTarget } from "../components/smoke/platform";
+import { hookOutcome, runReleaseTests, testHooks, type HookRun } from "../lib/smoke/helm-tests";
+import { installedReleases, type HelmHook } from "../lib/health/helm-releases";
+import { platformSmoke, smokePlan, SMOKE_FUNCTION, type PlatformTarget } from "../lib/smoke/platform";
 import { devRaw, parse } from "./support/raw-config";
-import { parseRecord, readRecord, recordData, SMOKE_RECORD } from "../components/smoke/record";
-import { smokeStatus } from "../components/smoke/status";
+import { parseRecord, readRecord, recordData, SMOKE_RECORD } from "../lib/smoke/record";
+import { smokeStatus } from "../lib/smoke/status";
 import { SmokeCheckProvider, type SmokeCheckInputs } from "../components/providers/smoke-check";
-import { HELM_HOOK } from "../components/contracts/helm";
-import { FUNCTIONS, functionVersionPath } from "../components/contracts/nvcf-api";
+import { HELM_HOOK } from "../lib/contracts/helm";
+import { FUNCTIONS, functionVersionPath } from "../lib/nvcf-api/contract";
 
 /** A test hook as the invocation service's chart renders it at NVIDIA/nvcf@fadc0f81 (templates/tests/test-connection.yaml). */
 const podHook = (name: string, extra: Record<string, unknown> = {}) => ({

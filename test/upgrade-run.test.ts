@@ -9,9 +9,9 @@ import { statusTargets } from "../scripts/status/targets";
 import { devConfig, runProgram, withConfig, PROJECT, type ProgramRun } from "./support/harness";
 import { devRaw } from "./support/raw-config";
 import { fixtureRelease, stream, WorldEngine, WorldKube, worldResources } from "./support/upgrade-world";
-import { AGENT_STATUS, type AgentStatus } from "../components/contracts/nvca";
+import { AGENT_STATUS, type AgentStatus } from "../lib/contracts/nvca";
 import { conform } from "./support/conformance";
-import type { JszAnswer } from "../components/contracts/nats";
+import type { JszAnswer } from "../lib/nats/contract";
 import { healthAnswer } from "./support/openbao-answers";
 
 /**

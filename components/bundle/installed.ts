@@ -1,4 +1,4 @@
-import type { CheckResult } from "../health/checks";
+import type { CheckResult } from "../../lib/health/checks";
 import { apiServer, type KubeAccess } from "../../lib/cluster-access/access";
 import { getObject, httpKube, type Kube } from "../../lib/kubernetes/client";
 import { parseReceipt, RECEIPT, type ReceiptContent } from "./receipt";

@@ -1,7 +1,7 @@
 import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
 import { kaiSchedulerPresent } from "../../config/model/derived-facts";
 import { needNames, type ChartSource, type Need, type ReleaseEntry, type Values, type VersionSource } from "../release/entry";
-import { NVCA_OPERATOR_NAMESPACE } from "../contracts/nvca";
+import { NVCA_OPERATOR_NAMESPACE } from "../../lib/contracts/nvca";
 
 /**
  * The compute-plane bundle's optional GPU scheduling add-ons (its `01-dependencies` helmfile), as

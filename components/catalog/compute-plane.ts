@@ -2,9 +2,9 @@ import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema
 import type { ReleaseEntry } from "../release/entry";
 import { ADDONS } from "./compute-plane-addons";
 import { nvcaOperatorValues, type NvcaValuesArgs } from "./nvca-operator-values";
-import { NVCA_OPERATOR_NAMESPACE } from "../contracts/nvca";
+import { NVCA_OPERATOR_NAMESPACE } from "../../lib/contracts/nvca";
 
-export { NVCA_OPERATOR_NAMESPACE } from "../contracts/nvca";
+export { NVCA_OPERATOR_NAMESPACE } from "../../lib/contracts/nvca";
 
 /** The NVCA operator: the compute-plane bundle's `02-nvca` file, after every add-on (its gates and merge config name them). */
 export const NVCA_OPERATOR: ReleaseEntry<ComputePlaneConfig, NvcaValuesArgs> = {

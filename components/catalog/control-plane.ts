@@ -36,13 +36,13 @@ import {
     prometheusOperatorCrdsValues,
     victoriaMetricsValues,
 } from "./control-plane-values/observability";
-import { OPENBAO, OPENBAO_API } from "../contracts/openbao";
+import { OPENBAO, OPENBAO_API } from "../../lib/openbao/contract";
 
 /** The bundle's helmfile.d files, in the order Helmfile runs them. */
 export const PHASES = ["observability-infrastructure", "dependencies", "core", "observability"] as const;
 export type Phase = (typeof PHASES)[number];
 
-export { OPENBAO } from "../contracts/openbao";
+export { OPENBAO } from "../../lib/openbao/contract";
 
 /** One Helm release of the control-plane bundle, as data. */
 export interface CatalogEntry extends ReleaseEntry<ControlPlaneConfig, ValuesContext> {

@@ -14,7 +14,7 @@ import { PULL_SECRET_POLICY } from "../kubernetes/pull-secret-policy";
 import { planeFoundation, type PlaneFoundation } from "../plane/foundation";
 import type { ChecksConfig } from "../../config/model/checks-schema";
 import type { ClusterReach } from "../../lib/cluster-access/reach";
-import { computePlaneHealth, computePlanePreflight } from "../health/specs";
+import { computePlaneHealth, computePlanePreflight } from "../plane/health-specs";
 import { HealthGate, type Preflight } from "../providers/cluster-checks";
 import type { NvcaTeardown } from "../providers/nvca-teardown";
 import { addonReleases } from "./addons";

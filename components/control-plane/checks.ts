@@ -5,10 +5,10 @@ import type { ChecksConfig } from "../../config/model/checks-schema";
 import { OPENBAO, type CatalogEntry } from "../catalog/control-plane";
 import { HealthGate } from "../providers/cluster-checks";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
-import { controlPlaneHealth } from "../health/specs";
+import { controlPlaneHealth } from "../plane/health-specs";
 import type { ReleaseDriftCorrection } from "../providers/release-drift-correction";
 import { SmokeCheck } from "../providers/smoke-check";
-import { smokePlan } from "../smoke/platform";
+import { smokePlan } from "../../lib/smoke/platform";
 import type { OpenBaoUpgradeArgs } from "./openbao-upgrade";
 import type { CredentialRotations } from "./openbao";
 

@@ -24,7 +24,7 @@ import { gatewayNamespaces, GatewayPrerequisites } from "./gateway-prerequisites
 import type { ChecksConfig } from "../../config/model/checks-schema";
 import type { HealthGate, Preflight } from "../providers/cluster-checks";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
-import { controlPlanePreflight } from "../health/specs";
+import { controlPlanePreflight } from "../plane/health-specs";
 import type { ReleaseGoal } from "../bundle/restart-warning";
 import type { Manifest } from "./gateway-api-manifest";
 import type { ReleaseDriftCorrection } from "../providers/release-drift-correction";

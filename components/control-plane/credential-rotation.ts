@@ -1,10 +1,10 @@
 import type * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../../config/model/schema";
-import { SIDECAR_PULL_SECRET } from "../contracts/openbao";
+import { SIDECAR_PULL_SECRET } from "../../lib/openbao/contract";
 import { catalogEntry } from "../catalog/control-plane";
 import { CassandraPasswordRotation } from "../providers/openbao-cassandra-password";
-import { CASSANDRA_SUPERUSER } from "../contracts/cassandra";
+import { CASSANDRA_SUPERUSER } from "../../lib/cassandra/contract";
 import { OpenBaoKvCredential } from "../providers/openbao-kv-credential";
 import { OpenBaoMekRotation } from "../providers/openbao-mek-rotation";
 import { NatsNkeyRotation } from "../providers/openbao-nkey-rotation";

@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/model/project";
 import type { ControlPlaneConfig } from "../../config/model/schema";
-import { GATEWAY_API, GATEWAY_API_CRDS, gatewayApiVersionSupported } from "../contracts/gateway-api";
+import { GATEWAY_API, GATEWAY_API_CRDS, gatewayApiVersionSupported } from "../../lib/contracts/gateway-api";
 import { loadAllYaml } from "../../lib/kubernetes/yaml";
 
 /** One object of the Gateway API release's manifest. */

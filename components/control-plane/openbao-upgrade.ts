@@ -5,7 +5,7 @@ import type { CredentialRotationConfig } from "../../config/model/credential-rot
 import type { Settings } from "../../config/settings";
 import { OpenBaoJwtBaseline } from "../providers/openbao-jwt-baseline";
 import { OpenBaoRollout } from "../providers/openbao-rollout";
-import type { OpenBaoReach } from "../openbao/access";
+import type { OpenBaoReach } from "../../lib/openbao/access";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 import { OPENBAO } from "../catalog/control-plane";
 

@@ -1,6 +1,6 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import { KUBERNETES_PROVIDER_VERSION } from "../contracts/pulumi-state";
+import { KUBERNETES_PROVIDER_VERSION } from "../../lib/contracts/pulumi-state";
 
 /** What a Kubernetes provider needs to reach a cluster. */
 export interface ClusterAccess {

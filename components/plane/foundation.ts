@@ -6,7 +6,7 @@ import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { pullSecretPolicy } from "../kubernetes/pull-secret-policy";
 import { PullSecrets } from "../kubernetes/pull-secrets";
 import { Preflight } from "../providers/cluster-checks";
-import type { PreflightSpec } from "../health/checks";
+import type { PreflightSpec } from "../../lib/health/checks";
 import type { ClusterReach } from "../../lib/cluster-access/reach";
 import type { RegistryAccess } from "../resolve/registry";
 

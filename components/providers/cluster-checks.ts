@@ -1,6 +1,14 @@
 import * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/model/project";
-import { describeFailures, failed, health, preflight, type CheckResult, type HealthSpec, type PreflightSpec } from "../health/checks";
+import {
+    describeFailures,
+    failed,
+    health,
+    preflight,
+    type CheckResult,
+    type HealthSpec,
+    type PreflightSpec,
+} from "../../lib/health/checks";
 import type { Kube } from "../../lib/kubernetes/client";
 import type { ClusterReach } from "../../lib/cluster-access/reach";
 import { defineProvider, messageOf, type ProviderContext } from "./kit";

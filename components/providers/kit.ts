@@ -3,6 +3,7 @@ import type { SecretKey } from "../../config/model/keys";
 import { PROJECT } from "../../config/model/project";
 import type { Kube } from "../../lib/kubernetes/client";
 import { connect } from "../../lib/kubernetes/connect";
+import { canonicalJson } from "../../lib/text/canonical-json";
 import type { ClusterReach, KubeSecrets } from "../../lib/cluster-access/reach";
 
 /** What a test puts in place of the running systems; the engine's providers take none of it. */
@@ -195,21 +196,6 @@ export function changedInputs<T extends object>(olds: Partial<T>, news: T): (key
 export function hasUnknown(news: object): boolean {
     const { __provider: _source, ...declared } = news as { __provider?: string };
     return JSON.stringify(declared).includes(UNKNOWN_INPUT);
-}
-
-/** JSON with every object's keys sorted, so equal values give equal text whatever their key order. */
-export function canonicalJson(value: unknown): string | undefined {
-    const sorted = (v: unknown): unknown =>
-        Array.isArray(v)
-            ? v.map(sorted)
-            : v && typeof v === "object"
-              ? Object.fromEntries(
-                    Object.keys(v)
-                        .sort()
-                        .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
-                )
-              : v;
-    return JSON.stringify(sorted(value));
 }
 
 /** The message of anything thrown. */

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { getObject, listItems, type Kube } from "../../lib/kubernetes/client";
 import { excerpt } from "../../lib/http/client";
 import type { ClusterReach } from "../../lib/cluster-access/reach";
-import { NVCA_OPERATOR_NAMESPACE } from "../contracts/nvca";
+import { NVCA_OPERATOR_NAMESPACE } from "../../lib/contracts/nvca";
 import { defineProvider } from "./kit";
 
 /** The CRDs the NVCA operator leaves behind (its chart deletes only nvcfbackends; the cluster document deletes all three). */

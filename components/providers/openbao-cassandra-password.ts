@@ -1,12 +1,12 @@
 import * as pulumi from "@pulumi/pulumi";
-import { runRotationJob } from "../cassandra/run-job";
-import { CASSANDRA, CASSANDRA_CREDS_KEY, CASSANDRA_SERVICE_ROLES } from "../contracts/cassandra";
-import type { KvTarget } from "../contracts/openbao";
-import type { OpenBaoReach } from "../openbao/access";
-import { kvName, latestVersion, mergeKv, readKv, type KvVersion } from "../openbao/kv-credential";
+import { runRotationJob } from "../../lib/cassandra/run-job";
+import { CASSANDRA, CASSANDRA_CREDS_KEY, CASSANDRA_SERVICE_ROLES } from "../../lib/cassandra/contract";
+import type { KvTarget } from "../../lib/openbao/contract";
+import type { OpenBaoReach } from "../../lib/openbao/access";
+import { kvName, latestVersion, mergeKv, readKv, type KvVersion } from "../../lib/openbao/kv-credential";
 import { openBaoLeader } from "./openbao-leader";
-import type { OpenBaoMembers } from "../openbao/members";
-import { restartReaders, type CredentialReader } from "../openbao/readers";
+import type { OpenBaoMembers } from "../../lib/openbao/members";
+import { restartReaders, type CredentialReader } from "../../lib/openbao/readers";
 import { defineProvider, type ProviderContext } from "./kit";
 
 export interface CassandraPasswordInputs extends OpenBaoReach {

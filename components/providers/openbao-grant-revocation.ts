@@ -2,7 +2,14 @@ import * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/model/project";
 import { httpKube } from "../../lib/kubernetes/client";
 import { apiServer, type KubeAccess } from "../../lib/cluster-access/access";
-import { ADMIN_ISSUER_GRANT, deleteObject, OpenBaoEndpoint, readTokenSecret, remainingGrant, type TokenSecret } from "../openbao/client";
+import {
+    ADMIN_ISSUER_GRANT,
+    deleteObject,
+    OpenBaoEndpoint,
+    readTokenSecret,
+    remainingGrant,
+    type TokenSecret,
+} from "../../lib/openbao/client";
 import { defineProvider, type ProviderContext } from "./kit";
 
 /** How the revocation reaches OpenBao and its token. No secret is an input: they come from `configure`. */

@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
-import { openBaoMembers, tokenSourceOf, type OpenBaoReach } from "../openbao/access";
-import { captureJwtBaseline, type JwtBaseline } from "../openbao/jwt-mounts";
-import { leaderOf } from "../openbao/leader";
-import { readStatefulSet } from "../openbao/statefulset";
+import { openBaoMembers, tokenSourceOf, type OpenBaoReach } from "../../lib/openbao/access";
+import { captureJwtBaseline, type JwtBaseline } from "../../lib/openbao/jwt-mounts";
+import { leaderOf } from "../../lib/openbao/leader";
+import { readStatefulSet } from "../../lib/openbao/statefulset";
 import { defineProvider } from "./kit";
 
 export interface JwtBaselineInputs extends OpenBaoReach {

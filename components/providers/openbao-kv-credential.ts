@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { KvTarget } from "../contracts/openbao";
-import type { OpenBaoReach } from "../openbao/access";
-import { dockerAuthProblem, holds, kvName, latestVersion, readKv, writeKv, type KvVersion } from "../openbao/kv-credential";
-import { restartReaders, type CredentialReader } from "../openbao/readers";
+import type { KvTarget } from "../../lib/openbao/contract";
+import type { OpenBaoReach } from "../../lib/openbao/access";
+import { dockerAuthProblem, holds, kvName, latestVersion, readKv, writeKv, type KvVersion } from "../../lib/openbao/kv-credential";
+import { restartReaders, type CredentialReader } from "../../lib/openbao/readers";
 import { openBaoLeader } from "./openbao-leader";
 import { defineProvider, messageOf, UNKNOWN_INPUT, type CheckFailure, type ProviderContext } from "./kit";
 

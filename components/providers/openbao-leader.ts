@@ -1,7 +1,7 @@
 import type { Kube } from "../../lib/kubernetes/client";
-import type { OpenBaoReach } from "../openbao/access";
-import { activeMember } from "../openbao/leader";
-import type { OpenBaoMembers } from "../openbao/members";
+import type { OpenBaoReach } from "../../lib/openbao/access";
+import { activeMember } from "../../lib/openbao/leader";
+import type { OpenBaoMembers } from "../../lib/openbao/members";
 import type { ProviderContext } from "./kit";
 
 /**

@@ -1,9 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
-import { MEK_STORED_DATA, type KvTarget } from "../contracts/openbao";
-import type { OpenBaoReach } from "../openbao/access";
-import { kvDataPath, kvName, readKv } from "../openbao/kv-credential";
-import { kidOfRotation, readMek, rotateMek, rotationKid } from "../openbao/mek";
-import { restartReaders, type CredentialReader } from "../openbao/readers";
+import { MEK_STORED_DATA, type KvTarget } from "../../lib/openbao/contract";
+import type { OpenBaoReach } from "../../lib/openbao/access";
+import { kvDataPath, kvName, readKv } from "../../lib/openbao/kv-credential";
+import { kidOfRotation, readMek, rotateMek, rotationKid } from "../../lib/openbao/mek";
+import { restartReaders, type CredentialReader } from "../../lib/openbao/readers";
 import { openBaoLeader } from "./openbao-leader";
 import { defineProvider, type CheckFailure, type ProviderContext } from "./kit";
 

@@ -1,8 +1,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import { excerpt } from "../../lib/http/client";
 import type { Kube } from "../../lib/kubernetes/client";
-import { NATS, NKEY_SECRET } from "../contracts/nats";
-import { NATS_AUTH_CALLOUT_CREDS, NATS_CREDS, type KvTarget } from "../contracts/openbao";
+import { NATS, NKEY_SECRET } from "../../lib/nats/contract";
+import { NATS_AUTH_CALLOUT_CREDS, NATS_CREDS, type KvTarget } from "../../lib/openbao/contract";
 import {
     NKEY_ROTATED_AT,
     NKEY_ROTATION_MARK,
@@ -10,14 +10,14 @@ import {
     NKEY_SECRET_PATH as SECRET_PATH,
     readNkeySecret,
     type NkeySecret,
-} from "../nats/nkey-secret";
-import type { OpenBaoReach } from "../openbao/access";
-import { kvName, mergeKv, readKv } from "../openbao/kv-credential";
-import { activeMember } from "../openbao/leader";
-import type { OpenBaoMembers } from "../openbao/members";
-import { restartReaders, type CredentialReader } from "../openbao/readers";
-import { userNkey } from "../nats/nkeys";
-import { workersHoldingKey, type HeldConnection } from "../nats/workers";
+} from "../../lib/nats/nkey-secret";
+import type { OpenBaoReach } from "../../lib/openbao/access";
+import { kvName, mergeKv, readKv } from "../../lib/openbao/kv-credential";
+import { activeMember } from "../../lib/openbao/leader";
+import type { OpenBaoMembers } from "../../lib/openbao/members";
+import { restartReaders, type CredentialReader } from "../../lib/openbao/readers";
+import { userNkey } from "../../lib/nats/nkeys";
+import { workersHoldingKey, type HeldConnection } from "../../lib/nats/workers";
 import { defineProvider, type CheckFailure, type ProviderContext } from "./kit";
 
 export interface NkeyRotationInputs extends OpenBaoReach {

@@ -1,11 +1,11 @@
 import * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/model/project";
 import type { Kube } from "../../lib/kubernetes/client";
-import { openBaoMembers, tokenSourceOf, type OpenBaoReach } from "../openbao/access";
-import { verifyJwtMounts, type JwtBaseline, type JwtMountReport } from "../openbao/jwt-mounts";
-import type { OpenBaoMembers } from "../openbao/members";
-import { leaderOf, type RolloutTarget } from "../openbao/leader";
-import { memberRevisions, rollOut } from "../openbao/rollout";
+import { openBaoMembers, tokenSourceOf, type OpenBaoReach } from "../../lib/openbao/access";
+import { verifyJwtMounts, type JwtBaseline, type JwtMountReport } from "../../lib/openbao/jwt-mounts";
+import type { OpenBaoMembers } from "../../lib/openbao/members";
+import { leaderOf, type RolloutTarget } from "../../lib/openbao/leader";
+import { memberRevisions, rollOut } from "../../lib/openbao/rollout";
 import { defineProvider, messageOf, type ProviderContext } from "./kit";
 
 export interface OpenBaoRolloutInputs extends OpenBaoReach {
@@ -33,7 +33,7 @@ export interface OpenBaoRolloutOutputs extends OpenBaoRolloutInputs {
 /**
  * OpenBao's StatefulSet uses `OnDelete`: a Helm upgrade changes its template and replaces no pod.
  * This resource, after the openbao-server release, replaces the members that run an old template
- * (components/openbao/rollout.ts), then checks the JWT mounts when the plugin lifecycle is on.
+ * (lib/openbao/rollout.ts), then checks the JWT mounts when the plugin lifecycle is on.
  * Its diff looks at the members too, so a preview or `up` after an interrupted rollout goes on;
  * its read reports members on an old revision as drift. Delete does nothing.
  */

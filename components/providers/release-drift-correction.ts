@@ -3,11 +3,11 @@ import { excerpt } from "../../lib/http/client";
 import type { Kube } from "../../lib/kubernetes/client";
 import { discovery } from "../../lib/kubernetes/discovery";
 import type { ClusterReach } from "../../lib/cluster-access/reach";
-import { HELM_FIELD_MANAGER } from "../contracts/helm";
-import { releaseHistory } from "../health/helm-releases";
-import { correctionPatch, recreated } from "../drift/correction";
-import { compareRelease, type ObjectComparison } from "../drift/release-objects";
-import { BUILT_IN_IGNORES, userRules, type UserDriftIgnore } from "../drift/rules";
+import { HELM_FIELD_MANAGER } from "../../lib/contracts/helm";
+import { releaseHistory } from "../../lib/health/helm-releases";
+import { correctionPatch, recreated } from "../../lib/drift/correction";
+import { compareRelease, type ObjectComparison } from "../../lib/drift/release-objects";
+import { BUILT_IN_IGNORES, userRules, type UserDriftIgnore } from "../../lib/drift/rules";
 import { defineProvider, messageOf, type ProviderContext } from "./kit";
 
 export interface DriftCorrectionInputs {

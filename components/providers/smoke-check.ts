@@ -1,9 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ClusterReach } from "../../lib/cluster-access/reach";
-import { installedReleases } from "../health/helm-releases";
-import { runReleaseTests, SMOKE_FIELD_MANAGER, testHooks, type HookRun } from "../smoke/helm-tests";
-import { platformSmoke, type PlatformRun, type PlatformTarget } from "../smoke/platform";
-import { deleteRecord, SMOKE_RECORD, writeRecord } from "../smoke/record";
+import { installedReleases } from "../../lib/health/helm-releases";
+import { runReleaseTests, SMOKE_FIELD_MANAGER, testHooks, type HookRun } from "../../lib/smoke/helm-tests";
+import { platformSmoke, type PlatformRun, type PlatformTarget } from "../../lib/smoke/platform";
+import { deleteRecord, SMOKE_RECORD, writeRecord } from "../../lib/smoke/record";
 import { defineProvider, type ProviderContext } from "./kit";
 
 export interface SmokeReleaseRef {

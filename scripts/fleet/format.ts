@@ -1,4 +1,4 @@
-import type { OperatorStack } from "../../components/contracts/pulumi-operator";
+import type { OperatorStack } from "../../lib/contracts/pulumi-operator";
 import { lockOwnerText, type LockOwner } from "../recover/locks";
 import type { LockReport } from "./locks";
 import { stackState } from "./state";

@@ -1,4 +1,4 @@
-import type { OperatorStack } from "../../components/contracts/pulumi-operator";
+import type { OperatorStack } from "../../lib/contracts/pulumi-operator";
 import { locksInMessage, type LockOwner } from "../recover/locks";
 
 /**

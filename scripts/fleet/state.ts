@@ -4,7 +4,7 @@ import {
     STACK_REASONS,
     STACK_UPDATE_STATES,
     type StackCondition,
-} from "../../components/contracts/pulumi-operator";
+} from "../../lib/contracts/pulumi-operator";
 
 /** What `npm run fleet -- status` says of one Stack, from its status alone (pure). */
 export interface StackState {

@@ -1,4 +1,4 @@
-import { STACK_API, type OperatorStack } from "../../components/contracts/pulumi-operator";
+import { STACK_API, type OperatorStack } from "../../lib/contracts/pulumi-operator";
 import { getObject, type Kube } from "../../lib/kubernetes/client";
 import type { FleetEnvironment } from "./fleet-file";
 import type { EnvironmentStatus } from "./format";

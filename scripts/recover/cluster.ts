@@ -1,9 +1,9 @@
 import * as fs from "node:fs";
-import { releaseHistory, type ReleaseRevision } from "../../components/health/helm-releases";
+import { releaseHistory, type ReleaseRevision } from "../../lib/health/helm-releases";
 import { getObject, httpKube, listItems, type Kube } from "../../lib/kubernetes/client";
 import { apiServer, type KubeAccess } from "../../lib/cluster-access/access";
 import { reveal, urnName, type StateResource } from "./state";
-import { KUBERNETES_FIELD_MANAGER_PREFIX } from "../../components/contracts/pulumi-state";
+import { KUBERNETES_FIELD_MANAGER_PREFIX } from "../../lib/contracts/pulumi-state";
 
 /**
  * How recovery reaches a cluster: exactly as the stack's kubernetes provider does, from the

@@ -1,8 +1,8 @@
-import type { ReleaseRevision } from "../../components/health/helm-releases";
+import type { ReleaseRevision } from "../../lib/health/helm-releases";
 import type { Claim, HelmFacts, ObjectFacts } from "./cluster";
 import { kindOf, kubernetesId, reveal, stringInput, urnName, type PendingOperation, type StateEdit, type StateResource } from "./state";
-import { KUBERNETES_STATE_KEYS } from "../../components/contracts/pulumi-state";
-import { HELM_ROLLBACK_DESCRIPTION } from "../../components/contracts/helm";
+import { KUBERNETES_STATE_KEYS } from "../../lib/contracts/pulumi-state";
+import { HELM_ROLLBACK_DESCRIPTION } from "../../lib/contracts/helm";
 
 /**
  * What recovery does with each pending operation an interrupted run left, decided from the

@@ -2,7 +2,7 @@
  * The part of a Pulumi checkpoint (`pulumi stack export --show-secrets`) that recovery reads and
  * edits, and the edits themselves. Pure: the deployment is data in, data out.
  */
-import { HELM_RELEASE_TYPE, KUBERNETES_STATE_KEYS, SECRET_SIGNATURE } from "../../components/contracts/pulumi-state";
+import { HELM_RELEASE_TYPE, KUBERNETES_STATE_KEYS, SECRET_SIGNATURE } from "../../lib/contracts/pulumi-state";
 
 /** A resource as the checkpoint records it; fields recovery does not touch ride along unchanged. */
 export interface StateResource {

@@ -7,7 +7,7 @@ import { enabledReleases } from "../../components/control-plane/plan";
 import { ENVOY_GATEWAY, KYVERNO, type KyvernoInstall } from "../../components/catalog/prerequisites";
 import { versionOf } from "../../components/release/declare";
 import type { ReleaseEntry } from "../../components/release/entry";
-import type { DesiredRelease } from "../../components/health/helm-releases";
+import type { DesiredRelease } from "../../lib/health/helm-releases";
 import { selectedBundleRelease, type BundleRelease } from "../../components/bundle/bundle-releases";
 import { computePlaneVersions, controlPlaneChartVersions } from "../../components/bundle/versions";
 

@@ -1,5 +1,5 @@
 /** `npm run status`'s output: a table for people, JSON for machines. */
-import { failed } from "../../components/health/checks";
+import { failed } from "../../lib/health/checks";
 import { exitCode, type StatusReport } from "./run";
 
 interface Row {

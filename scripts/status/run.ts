@@ -4,15 +4,15 @@
  * dry-run, which writes nothing); a cluster that does not answer stops there (every other check
  * would say the same).
  */
-import { failed, health, preflight, type CheckResult } from "../../components/health/checks";
-import { installedReleases, releaseDrift, type InstalledRelease } from "../../components/health/helm-releases";
-import { objectsSummaryCheck, releaseObjectsCheck, uncomparedCheck, type UncomparedRelease } from "../../components/drift/check";
-import { releaseObjectDrift, type ReleaseObjects } from "../../components/drift/release-objects";
-import { BUILT_IN_IGNORES, userRules } from "../../components/drift/rules";
+import { failed, health, preflight, type CheckResult } from "../../lib/health/checks";
+import { installedReleases, releaseDrift, type InstalledRelease } from "../../lib/health/helm-releases";
+import { objectsSummaryCheck, releaseObjectsCheck, uncomparedCheck, type UncomparedRelease } from "../../lib/drift/check";
+import { releaseObjectDrift, type ReleaseObjects } from "../../lib/drift/release-objects";
+import { BUILT_IN_IGNORES, userRules } from "../../lib/drift/rules";
 import { discovery } from "../../lib/kubernetes/discovery";
 import { bundleReleaseCheck } from "../../components/bundle/installed";
-import { readRecord, SMOKE_RECORD } from "../../components/smoke/record";
-import { smokeStatus } from "../../components/smoke/status";
+import { readRecord, SMOKE_RECORD } from "../../lib/smoke/record";
+import { smokeStatus } from "../../lib/smoke/status";
 import { httpKube, type Kube } from "../../lib/kubernetes/client";
 import { apiServer, type KubeAccess } from "../../lib/cluster-access/access";
 import type { StatusTarget } from "./targets";

@@ -1,16 +1,16 @@
 /**
  * What `npm run status` checks on each cluster of a stack, and how it reaches it: the program's
- * own specs (components/health/specs.ts) and desired releases, with the cluster reached by the
+ * own specs (components/plane/health-specs.ts) and desired releases, with the cluster reached by the
  * route the program takes too (lib/cluster-access/route.ts), except that a kubeconfig held in a
  * stack secret cannot be (status never decrypts one) and an EKS cluster's is built by `pulumi up`:
  * those clusters are "not checked" unless a kubeconfig file is given on the command line.
  */
 import type { GivenKubeconfigs } from "../lib/kubeconfig-options";
-import type { UserDriftIgnore } from "../../components/drift/rules";
-import type { HealthSpec, PreflightSpec } from "../../components/health/checks";
+import type { UserDriftIgnore } from "../../lib/drift/rules";
+import type { HealthSpec, PreflightSpec } from "../../lib/health/checks";
 import { computePlaneExtrasNamespaces, computePlaneReleases, controlPlaneExtrasNamespaces, controlPlaneReleases } from "./desired-releases";
-import type { DesiredRelease } from "../../components/health/helm-releases";
-import { computePlaneHealth, computePlanePreflight, controlPlaneHealth, controlPlanePreflight } from "../../components/health/specs";
+import type { DesiredRelease } from "../../lib/health/helm-releases";
+import { computePlaneHealth, computePlanePreflight, controlPlaneHealth, controlPlanePreflight } from "../../components/plane/health-specs";
 import { enabledAddons } from "../../components/catalog/compute-plane-addons";
 import { NVCA_OPERATOR_NAMESPACE } from "../../components/catalog/compute-plane";
 import { OPENBAO } from "../../components/catalog/control-plane";

@@ -1,10 +1,10 @@
 /**
  * The checks that follow each stage's update, built from the program's own checks
- * (components/health/) and specs (the ones `npm run status` runs): releases deployed at the
+ * (lib/health/) and specs (the ones `npm run status` runs): releases deployed at the
  * stage's versions, workloads ready, migration Jobs succeeded, routes Accepted, NVCA healthy.
  */
-import { health, jobOutcome, routes, workloads, type CheckResult } from "../../components/health/checks";
-import { installedReleases, releaseDrift, type DesiredRelease } from "../../components/health/helm-releases";
+import { health, jobOutcome, routes, workloads, type CheckResult } from "../../lib/health/checks";
+import { installedReleases, releaseDrift, type DesiredRelease } from "../../lib/health/helm-releases";
 import { listItems, type Kube } from "../../lib/kubernetes/client";
 import { catalogEntry, RELEASE_NAMES, type Phase } from "../../components/catalog/control-plane";
 import type { StatusTarget } from "../status/targets";

@@ -4,8 +4,8 @@
  * `queue_details` scope). Each queue's `queueDepth` must be zero; a missing answer, or a queue
  * without a depth, blocks, as the runbook says.
  */
-import { QUEUE_DETAILS, queueDetailsPath, type QueueDto } from "../../components/contracts/nvcf-api";
-import type { CheckResult } from "../../components/health/checks";
+import { QUEUE_DETAILS, queueDetailsPath, type QueueDto } from "../../lib/nvcf-api/contract";
+import type { CheckResult } from "../../lib/health/checks";
 import { excerpt, httpRequest } from "../../lib/http/client";
 
 /** A function, or one version of it, whose queue must be empty. */

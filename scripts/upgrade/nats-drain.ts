@@ -4,11 +4,11 @@
  * (`/jsz` with accounts, streams and their config) is read through the API server's pod proxy,
  * every page of it.
  */
-import type { CheckResult } from "../../components/health/checks";
+import type { CheckResult } from "../../lib/health/checks";
 import type { Kube } from "../../lib/kubernetes/client";
-import { monitorPath, natsServers, type NatsServerPod } from "../../components/nats/servers";
+import { monitorPath, natsServers, type NatsServerPod } from "../../lib/nats/servers";
 import { excerpt } from "../../lib/http/client";
-import { JSZ_PAGE, JSZ_STORAGE, NATS } from "../../components/contracts/nats";
+import { JSZ_PAGE, JSZ_STORAGE, NATS } from "../../lib/nats/contract";
 
 interface Stream {
     readonly pod: string;

@@ -3,13 +3,13 @@
  * targeted update of OpenBao alone, and the checks of its members between them. The member-by-
  * member rollout and the JWT mount checks are the OpenBao rollout's (its resources are updated
  * with the release); this module only finds them, and checks what the runbook checks after each
- * member through components/openbao: unsealed, one active, the original cluster ID, and every
+ * member through lib/openbao: unsealed, one active, the original cluster ID, and every
  * member on the new template.
  */
 import { catalogEntry, OPENBAO } from "../../components/catalog/control-plane";
-import type { CheckResult } from "../../components/health/checks";
+import type { CheckResult } from "../../lib/health/checks";
 import { getObject, type Kube } from "../../lib/kubernetes/client";
-import { MemberAnswerError, memberRevisions, openBaoMembers, type MemberHealth, type RolloutTarget } from "../../components/openbao";
+import { MemberAnswerError, memberRevisions, openBaoMembers, type MemberHealth, type RolloutTarget } from "../../lib/openbao";
 import type { Settings } from "../../config/settings";
 
 /**

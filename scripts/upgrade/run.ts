@@ -8,7 +8,7 @@ import { setTimeout as sleepFor } from "node:timers/promises";
 import { compareVersions, findBundleRelease, selectedBundleRelease, type BundleRelease } from "../../components/bundle/bundle-releases";
 import { RECEIPT } from "../../components/bundle/receipt";
 import { readReceipt } from "../../components/bundle/installed";
-import { failed, kubernetesVersion, type CheckResult } from "../../components/health/checks";
+import { failed, kubernetesVersion, type CheckResult } from "../../lib/health/checks";
 import { LOCKED_STACK } from "../recover/locks";
 import { computePlaneChecks, phaseChecks, receiptMatches, releasesDeployed } from "./checks";
 import { printPlan, runbookStep } from "./plan-report";

@@ -26,15 +26,15 @@ import { FakeControlPlane } from "../support/fake-icms";
 import { HookKubelet } from "./hook-kubelet";
 import { BaoCluster, openbaoChartConfig } from "./real-openbao";
 import { migration10, NVCF_API_JWT_MOUNT } from "./openbao-migrations";
-import { ADMIN_ISSUER_GRANT_PATHS } from "../../components/contracts/openbao";
-import { HELM_FIELD_MANAGER } from "../../components/contracts/helm";
+import { ADMIN_ISSUER_GRANT_PATHS } from "../../lib/openbao/contract";
+import { HELM_FIELD_MANAGER } from "../../lib/contracts/helm";
 import { finalizingNamespaces, e2eSkip, findTools, Kube, LocalCluster, whileLooping } from "./cluster";
 import { PulumiCli, userCheckout, type TimedEvent } from "./pulumi-cli";
 import type { TreeUsage } from "./process-tree";
 import { CONTROLLER_NS, e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
 import { chartsWithUpstreamCrds, gatewayApiInstallFile, installCrds, upstreamCrds } from "./upstream-crds";
-import { AGENT_STATUS, type AgentStatus } from "../../components/contracts/nvca";
-import { KUBERNETES_PROVIDER_VERSION } from "../../components/contracts/pulumi-state";
+import { AGENT_STATUS, type AgentStatus } from "../../lib/contracts/nvca";
+import { KUBERNETES_PROVIDER_VERSION } from "../../lib/contracts/pulumi-state";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const STACK = "e2e";
@@ -591,7 +591,7 @@ describe("end-to-end: real engine, real provider, real API server", { skip }, ()
         "runs every cluster's resources on the kubernetes provider version the suite built, as the program declares it",
         { timeout: MIN },
         async () => {
-            // What recover edits of the provider's bookkeeping was verified on this version (components/contracts/pulumi-state.ts).
+            // What recover edits of the provider's bookkeeping was verified on this version (lib/contracts/pulumi-state.ts).
             const providers = (await deployedResources()).filter((r) => String(r.type).startsWith("pulumi:providers:kubernetes"));
             assert.ok(providers.length > 0, "the clusters' providers are recorded");
             for (const p of providers) assert.equal(p.inputs?.version, KUBERNETES_PROVIDER_VERSION, p.urn);

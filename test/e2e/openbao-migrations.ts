@@ -4,7 +4,7 @@
  * fadc0f81): deploy/helm/openbao/helm/scripts/deploy.sh registers the JWT secrets plugin;
  * migrations/openbao/migrations/01, 09 and 10 (with utils/functions.sh) mount and fill it.
  */
-import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN } from "../../components/contracts/openbao";
+import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN } from "../../lib/openbao/contract";
 
 export type BaoCall = (method: string, apiPath: string, body?: unknown) => Promise<{ status: number; body: any; text: string }>;
 

@@ -1,6 +1,6 @@
 import type * as http from "node:http";
 import * as path from "node:path";
-import { OPENBAO } from "../../components/contracts/openbao";
+import { OPENBAO } from "../../lib/openbao/contract";
 import type { Kube } from "./cluster";
 import { OpenBaoKubelet } from "./openbao-kubelet";
 import { podNetwork } from "./pod-network";

@@ -20,9 +20,9 @@ import {
     CASSANDRA_PASSWORD_CHANGE_REFUSED,
     CASSANDRA_SERVICE_ROLES,
     CASSANDRA_SUPERUSER,
-} from "../../components/contracts/cassandra";
-import { OPENBAO } from "../../components/contracts/openbao";
-import { ROTATION_JOB, ROTATION_SCRIPT } from "../../components/cassandra/rotation-job";
+} from "../../lib/cassandra/contract";
+import { OPENBAO } from "../../lib/openbao/contract";
+import { ROTATION_JOB, ROTATION_SCRIPT } from "../../lib/cassandra/rotation-job";
 import {
     CassandraPasswordProvider,
     type CassandraPasswordInputs,

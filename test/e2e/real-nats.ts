@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as crypto from "node:crypto";
 import * as net from "node:net";
 import * as path from "node:path";
-import { ed25519PrivateKey, userNkey } from "../../components/nats/nkeys";
+import { ed25519PrivateKey, userNkey } from "../../lib/nats/nkeys";
 import { rawSeed } from "../support/nkey-seed";
 import { stopProcess, stopWithThisProcess } from "./cluster";
 

@@ -27,18 +27,18 @@ import {
     NATS_AUTH_CALLOUT_CREDS,
     NATS_CREDS,
     SIDECAR_PULL_SECRET,
-} from "../../components/contracts/openbao";
-import { userNkey } from "../../components/nats/nkeys";
+} from "../../lib/openbao/contract";
+import { userNkey } from "../../lib/nats/nkeys";
 import { NkeyRotationProvider, type NkeyRotationInputs } from "../../components/providers/openbao-nkey-rotation";
-import { NKEY_ROTATION_MARK } from "../../components/nats/nkey-secret";
-import { newJwk } from "../../components/openbao/mek";
+import { NKEY_ROTATION_MARK } from "../../lib/nats/nkey-secret";
+import { newJwk } from "../../lib/openbao/mek";
 import { MEK_ROTATION_MARK, MekRotationProvider, type MekRotationInputs } from "../../components/providers/openbao-mek-rotation";
 import { KvCredentialProvider, type KvCredentialInputs } from "../../components/providers/openbao-kv-credential";
 import { OPENBAO_REACH } from "../support/openbao-reach";
-import { JSZ_STORAGE, NATS, NKEY_SECRET, WORKER_CONNECTION_PREFIX } from "../../components/contracts/nats";
-import * as checks from "../../components/health/checks";
+import { JSZ_STORAGE, NATS, NKEY_SECRET, WORKER_CONNECTION_PREFIX } from "../../lib/nats/contract";
+import * as checks from "../../lib/health/checks";
 import { httpKube, type Kube as ProgramKube } from "../../lib/kubernetes/client";
-import { openBaoMembers } from "../../components/openbao/access";
+import { openBaoMembers } from "../../lib/openbao/access";
 import { apiServer } from "../../lib/cluster-access/access";
 import { GrantRevocationProvider, type GrantRevocationInputs } from "../../components/providers/openbao-grant-revocation";
 import { natsDrained } from "../../scripts/upgrade/nats-drain";
@@ -50,8 +50,8 @@ import { NatsClient, NatsServer } from "./real-nats";
 import { OpenBaoPods, openbaoStatefulSet } from "./openbao-pods";
 import { podNetwork } from "./pod-network";
 import { JWT_PLUGIN, migration10, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
-import { rollOut } from "../../components/openbao/rollout";
-import { captureJwtBaseline, verifyJwtMounts, type JwtBaseline } from "../../components/openbao/jwt-mounts";
+import { rollOut } from "../../lib/openbao/rollout";
+import { captureJwtBaseline, verifyJwtMounts, type JwtBaseline } from "../../lib/openbao/jwt-mounts";
 
 const MIN = 60_000;
 const ROOT = path.resolve(__dirname, "..", "..");

@@ -9,7 +9,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN, OPENBAO_API, SIDECAR_PULL_SECRET } from "../../components/contracts/openbao";
+import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN, OPENBAO_API, SIDECAR_PULL_SECRET } from "../../lib/openbao/contract";
 import { enableJwtAuth, migration10, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
 import { findTools } from "../../scripts/e2e/tools";
 import { wantsHelp } from "../../scripts/lib/cli";

@@ -18,7 +18,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { CATALOG } from "../../components/catalog/control-plane";
-import { releaseHistory } from "../../components/health/helm-releases";
+import { releaseHistory } from "../../lib/health/helm-releases";
 import type { Kube as ProgramKube } from "../../lib/kubernetes/client";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBao } from "../support/fake-openbao";

@@ -31,8 +31,8 @@ import { NatsServer, type NatsClient } from "./real-nats";
 import { chartsWithUpstreamCrds, gatewayApiInstallFile, installCrds, upstreamCrds } from "./upstream-crds";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig, FIXTURE_VERSION, GATEWAY_NS, GPU, gpuPlane } from "./stack-config";
-import { AGENT_STATUS } from "../../components/contracts/nvca";
-import { JSZ_STORAGE, NATS } from "../../components/contracts/nats";
+import { AGENT_STATUS } from "../../lib/contracts/nvca";
+import { JSZ_STORAGE, NATS } from "../../lib/nats/contract";
 import { isSecretAt } from "../../scripts/lib/secret-envelope";
 
 const REPO = path.resolve(__dirname, "..", "..");

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { OperatorStack } from "../../components/contracts/pulumi-operator";
+import type { OperatorStack } from "../../lib/contracts/pulumi-operator";
 import { fleetCli } from "../../scripts/fleet/cli";
 import { fleetExitCode, fleetStatusLines, type EnvironmentStatus } from "../../scripts/fleet/format";
 import { FakeKubeApi } from "../support/fake-kube-api";

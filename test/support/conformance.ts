@@ -1,10 +1,10 @@
 /**
  * The fakes answer only what the real systems answer: every object a fake API server is given
  * passes through `conform`, which throws on a value of an outside system that has no row in
- * docs/contracts.md (the rows' values are the constants of components/contracts/).
+ * docs/contracts.md (the rows' values are the constants of the contracts in lib/).
  */
-import { AGENT_STATUS, NVCF_BACKEND } from "../../components/contracts/nvca";
-import { HELM_RELEASE_STATUS, HELM_SECRET } from "../../components/contracts/helm";
+import { AGENT_STATUS, NVCF_BACKEND } from "../../lib/contracts/nvca";
+import { HELM_RELEASE_STATUS, HELM_SECRET } from "../../lib/contracts/helm";
 
 const NVCF_BACKEND_PATH = new RegExp(`^/apis/${NVCF_BACKEND.group}/${NVCF_BACKEND.version}/namespaces/[^/]+/${NVCF_BACKEND.plural}/`);
 const HELM_SECRET_PATH = new RegExp(`^/api/v1/namespaces/[^/]+/secrets/${HELM_SECRET.namePrefix.replace(/\./g, "\\.")}`);

@@ -1,7 +1,7 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as crypto from "node:crypto";
-import { FUNCTIONS } from "../../components/contracts/nvcf-api";
+import { FUNCTIONS } from "../../lib/nvcf-api/contract";
 
 /**
  * An in-process stand-in for the control plane's API Keys and ICMS endpoints, and for a GPU

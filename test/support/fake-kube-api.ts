@@ -1,7 +1,7 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
 import * as zlib from "node:zlib";
-import { HELM_SECRET, type HelmReleaseStatus } from "../../components/contracts/helm";
+import { HELM_SECRET, type HelmReleaseStatus } from "../../lib/contracts/helm";
 import type { Kube } from "../../lib/kubernetes/client";
 import { conform } from "./conformance";
 

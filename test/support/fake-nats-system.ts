@@ -1,4 +1,4 @@
-import type { ConnzConnection } from "../../components/contracts/nats";
+import type { ConnzConnection } from "../../lib/nats/contract";
 import { InFrontOfOpenBaoCluster } from "./fake-openbao-cluster";
 
 const NS = "nats-system";

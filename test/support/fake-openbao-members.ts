@@ -1,4 +1,4 @@
-import { OPENBAO_API } from "../../components/contracts/openbao";
+import { OPENBAO_API } from "../../lib/openbao/contract";
 import { healthAnswer, leaderAnswer, sealStatusAnswer, type OpenBaoVersion } from "./openbao-answers";
 
 /**

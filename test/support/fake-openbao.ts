@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { OPENBAO_API } from "../../components/contracts/openbao";
+import { OPENBAO_API } from "../../lib/openbao/contract";
 import { sealStatusAnswer } from "./openbao-answers";
 
 /**

@@ -1,6 +1,6 @@
 /**
  * OpenBao's answers as the fakes give them: every field of the real answer (the shapes of
- * components/contracts/openbao.ts), and the cluster's name and ID only while unsealed, as the
+ * lib/openbao/contract.ts), and the cluster's name and ID only while unsealed, as the
  * real server answers (test/e2e/real-openbao-nats.test.ts). 2.5.5's as recorded
  * (test/fixtures/openbao-2.5.5.json); 2.6.2's from its source as encoding/json serializes it,
  * omitempty applied: openbao/openbao dd957eaed3 (in v2.6.0) dropped `performance_standby` from
@@ -8,7 +8,7 @@
  * `leader_cluster_address` omitempty and `active_time` omitzero (vault/logical_system.go);
  * 873e6e3f44 (in v2.6.0) renamed the seal status's `build_date` to `commit_date`.
  */
-import type { HealthAnswer, LeaderAnswer, SealStatusAnswer } from "../../components/contracts/openbao";
+import type { HealthAnswer, LeaderAnswer, SealStatusAnswer } from "../../lib/openbao/contract";
 
 /** The OpenBao versions the fakes answer as: the chart's pin, and the newest release read. */
 export const OPENBAO_VERSIONS = ["2.5.5", "2.6.2"] as const;

@@ -1,4 +1,4 @@
-import type { OpenBaoReach } from "../../components/openbao/access";
+import type { OpenBaoReach } from "../../lib/openbao/access";
 
 /** How the OpenBao providers under test reach the members: the control plane's cluster, the chart's root-token Secret. */
 export const OPENBAO_REACH: OpenBaoReach = {

@@ -11,8 +11,8 @@ import type { Engine } from "../../scripts/upgrade/engine";
 import type { PlannedStep } from "../../scripts/upgrade/stages";
 import { FakeKubeApi } from "./fake-kube-api";
 import type { RecordedResource } from "./harness";
-import type { HelmReleaseStatus } from "../../components/contracts/helm";
-import type { JszStream } from "../../components/contracts/nats";
+import type { HelmReleaseStatus } from "../../lib/contracts/helm";
+import type { JszStream } from "../../lib/nats/contract";
 
 /** Bundle release `name`: the pinned one's versions with some charts bumped. */
 export function fixtureRelease(name: string, bumps: Record<string, string> = {}, images: Record<string, string> = {}): BundleRelease {
