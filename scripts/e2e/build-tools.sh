@@ -9,12 +9,15 @@
 #   of NVIDIA's cassandra chart and the client of its hooks, and the CRDs
 #   of the objects the program reads and writes (crds/: NVCA's NVCFBackend, Gateway API's
 #   experimental channel, Kyverno's ClusterPolicy) with the openbao chart's values (crds/openbao/:
-#   the suite's OpenBao runs the chart's server config), copied from their sources, never written here.
+#   the suite's OpenBao runs the chart's server config), copied from their sources, never written here;
+#   and the Pulumi Kubernetes Operator fleet/ pins (pko-manager, pko-agent: its manager and workspace
+#   agent, run in the operator's local mode by test/e2e/operator.test.ts) with its CRDs and ClusterRole
+#   (crds/pko/, crds/pko/rbac/), from a checkout of its repository (OPERATOR_SOURCE).
 # The proxy serves neither the language host's module nor OpenBao's main module, so each is built
 # from a checkout of its repository given at run time (a git directory, bare or not), with every
 # dependency from the module proxy:
 #   PULUMI_SOURCE=/path/to/pulumi.git OPENBAO_SOURCE=/path/to/openbao.git \
-#   NVCF_SOURCE=/path/to/nvcf.git build-tools.sh
+#   NVCF_SOURCE=/path/to/nvcf.git OPERATOR_SOURCE=/path/to/pulumi-kubernetes-operator.git build-tools.sh
 # NVCF_SOURCE (NVIDIA/nvcf; NVCF_BUNDLE, the parity test's, is taken when it is unset) gives the
 # JWT plugin's source and NVCA's CRD at the pinned commit (NVCF_REF). Without a source the tool
 # that needs it is skipped, and the suites that need it fail naming it.
@@ -32,7 +35,7 @@
 #   nohup scripts/e2e/build-tools.sh > ~/.cache/nvcf-e2e/build.log 2>&1 &
 #
 # Usage: build-tools.sh [TOOL...]     TOOL in: etcd kube-apiserver kube-controller-manager pulumi kubernetes helm language-nodejs
-#                                              nats-server openbao jwt-plugin crds cassandra cqlsh
+#                                              nats-server openbao jwt-plugin crds cassandra cqlsh operator
 #        build-tools.sh smoke         start etcd + kube-apiserver briefly, run kubectl get ns, stop them
 #
 # Why wrappers: none of these can be `go install`ed (their go.mod files carry local replace
@@ -75,6 +78,12 @@ KYVERNO_VERSION=${KYVERNO_VERSION:-1.13.4}
 # Maven Central with the machine's Java 17, and cqlsh (the one the image's hooks use) from PyPI.
 CASSANDRA_VERSION=${CASSANDRA_VERSION:-5.0.8}
 CQLSH_VERSION=${CQLSH_VERSION:-6.2.2}
+# The Pulumi Kubernetes Operator fleet/ installs (fleet/settings/upstream.ts OPERATOR_CHART), built
+# from tag v$OPERATOR_VERSION of a checkout of pulumi/pulumi-kubernetes-operator: its go.mod's
+# replace directives refuse `go install`, and they name module versions only, so the tag's own
+# module builds as it is, every dependency from the module proxy.
+OPERATOR_VERSION=${OPERATOR_VERSION:-2.9.0}
+OPERATOR_SOURCE=${OPERATOR_SOURCE:-}
 
 # ---- layout / Go environment ----------------------------------------------------------------
 ROOT=${NVCF_E2E_CACHE:-$HOME/.cache/nvcf-e2e}
@@ -278,6 +287,24 @@ build_openbao() {
   mv "$BIN/bao.tmp" "$BIN/bao"
 }
 
+build_operator() {
+  # Upstream's Dockerfile builds exactly these two packages, CGO off, the version in the ldflags.
+  # The CRDs (deploy/crds/, the chart's crds/ too) and the kustomize ClusterRole and its binding
+  # (the chart's clusterrole.yaml) are copied beside the other CRDs; the manager, moved last, marks it done.
+  local W=$WRAP/pulumi-kubernetes-operator-$OPERATOR_VERSION M=github.com/pulumi/pulumi-kubernetes-operator/v2
+  rm -rf "$W"; mkdir -p "$W"
+  git -C "$OPERATOR_SOURCE" archive "v$OPERATOR_VERSION" | tar -x -C "$W"
+  cd "$W"
+  go build -p "$BUILD_P" -trimpath -ldflags "-s -w -X $M/operator/version.Version=v$OPERATOR_VERSION" -o "$BIN/pko-manager.tmp" ./operator/cmd
+  go build -p "$BUILD_P" -trimpath -ldflags "-s -w -X $M/agent/version.Version=v$OPERATOR_VERSION" -o "$BIN/pko-agent.tmp" ./agent
+  rm -rf "$BIN/crds.pko.tmp"; mkdir -p "$BIN/crds.pko.tmp/rbac" "$BIN/crds"
+  cp deploy/crds/*.yaml "$BIN/crds.pko.tmp/"
+  cp operator/config/rbac/role.yaml operator/config/rbac/role_binding.yaml "$BIN/crds.pko.tmp/rbac/"
+  rm -rf "$BIN/crds/pko"; mv "$BIN/crds.pko.tmp" "$BIN/crds/pko"
+  mv "$BIN/pko-agent.tmp" "$BIN/pko-agent"
+  mv "$BIN/pko-manager.tmp" "$BIN/pko-manager"
+}
+
 # nvcf_tree PATH DEST: a path of NVIDIA/nvcf at NVCF_REF (a git directory, bare or not, or a working tree at that commit).
 nvcf_tree() {
   mkdir -p "$2"
@@ -319,6 +346,8 @@ fetch_crds() {
   nvcf_tree deploy/helm/openbao/helm "$W/openbao"
   cp "$W/openbao/values.yaml" "$T/openbao/values.yaml"
   chmod -R u+w "$T"
+  # The operator's, copied by build_operator, stay.
+  if [ -d "$BIN/crds/pko" ]; then mv "$BIN/crds/pko" "$T/pko"; elif [ -d "$BIN/crds.pko.keep" ]; then mv "$BIN/crds.pko.keep" "$T/pko"; fi
   rm -rf "$BIN/crds"; mv "$T" "$BIN/crds"
 }
 
@@ -358,7 +387,7 @@ write_env() {
     echo "export NVCF_E2E_BIN='$BIN'"
     echo "export PATH=\"\$NVCF_E2E_BIN:\$PATH\""
     for b in etcd kube-apiserver kube-controller-manager pulumi pulumi-resource-kubernetes helm pulumi-language-nodejs nats-server bao \
-      vault-plugin-secrets-jwt crds cassandra cqlsh; do
+      vault-plugin-secrets-jwt crds cassandra cqlsh pko-manager pko-agent; do
       v=$(echo "$b" | tr 'a-z-' 'A-Z_')
       if [ -e "$BIN/$b" ]; then echo "export E2E_${v}='$BIN/$b'"; else echo "unset E2E_${v}"; fi
     done
@@ -366,7 +395,7 @@ write_env() {
     echo "export E2E_KUBE_VERSION='$KUBE_VERSION' E2E_ETCD_VERSION='$ETCD_VERSION' E2E_HELM_VERSION='$HELM_VERSION'"
     echo "export E2E_NATS_VERSION='$NATS_VERSION' E2E_OPENBAO_VERSION='$OPENBAO_VERSION' E2E_NVCF_REF='$NVCF_REF'"
     echo "export E2E_GATEWAY_API_VERSION='$GATEWAY_API_VERSION' E2E_KYVERNO_VERSION='$KYVERNO_VERSION'"
-    echo "export E2E_CASSANDRA_VERSION='$CASSANDRA_VERSION' E2E_CQLSH_VERSION='$CQLSH_VERSION'"
+    echo "export E2E_CASSANDRA_VERSION='$CASSANDRA_VERSION' E2E_CQLSH_VERSION='$CQLSH_VERSION' E2E_OPERATOR_VERSION='$OPERATOR_VERSION'"
     echo "export PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true"
   } >"$ENV_FILE.tmp"
   mv "$ENV_FILE.tmp" "$ENV_FILE"
@@ -433,7 +462,7 @@ main() {
   log "go: $(go version); GOMODCACHE=$GOMODCACHE GOCACHE=$GOCACHE; bin: $BIN"
   local tools=("$@")
   [ ${#tools[@]} -eq 0 ] && tools=(etcd kube-apiserver kube-controller-manager pulumi kubernetes helm language-nodejs nats-server openbao \
-    jwt-plugin crds cassandra cqlsh)
+    jwt-plugin crds cassandra cqlsh operator)
   if [ "${tools[0]}" = smoke ]; then smoke; return; fi
   for t in "${tools[@]}"; do
     case $t in
@@ -462,11 +491,23 @@ main() {
         local bin=vault-plugin-secrets-jwt fn=build_jwt_plugin
         [ "$t" = crds ] && bin=crds fn=fetch_crds
         # Upstream files fetched before they held the openbao chart's values: fetched again.
-        if [ "$t" = crds ] && [ -n "$NVCF_SOURCE" ] && [ ! -e "$BIN/crds/openbao/values.yaml" ]; then rm -rf "$BIN/crds"; fi
+        # (The operator's, in crds/pko, are set aside and put back by fetch_crds.)
+        if [ "$t" = crds ] && [ -n "$NVCF_SOURCE" ] && [ ! -e "$BIN/crds/openbao/values.yaml" ]; then
+          if [ -d "$BIN/crds/pko" ]; then rm -rf "$BIN/crds.pko.keep"; mv "$BIN/crds/pko" "$BIN/crds.pko.keep"; fi
+          rm -rf "$BIN/crds"
+        fi
         if [ -n "$NVCF_SOURCE" ]; then
           run_build "$t" "$bin" "$fn"
         elif [ ! -e "$BIN/$bin" ]; then
           log "$bin: skipped (set NVCF_SOURCE to an NVIDIA/nvcf git checkout)"
+        fi ;;
+      operator)
+        # A manager without its CRDs (a crds/ removed by hand) is built again: warm, mostly linking.
+        if [ -x "$BIN/pko-manager" ] && [ ! -e "$BIN/crds/pko/pulumi.com_stacks.yaml" ]; then rm -f "$BIN/pko-manager"; fi
+        if [ -n "$OPERATOR_SOURCE" ]; then
+          run_build operator pko-manager build_operator
+        elif [ ! -x "$BIN/pko-manager" ]; then
+          log "pko-manager, pko-agent: skipped (set OPERATOR_SOURCE to a pulumi/pulumi-kubernetes-operator git checkout)"
         fi ;;
       *) echo "unknown tool: $t" >&2; return 2 ;;
     esac

@@ -36,14 +36,19 @@ export interface Tools {
     readonly cqlsh: string;
 }
 
-/** `present`: some tool was found, so the tools were (partly) built here: a missing one is a failure, not a skip. */
-export function findTools(): { tools?: Tools; missing: string; present: boolean } {
+/** The E2E_* variables: from the environment, else from the cache's env.sh (build-tools.sh writes it). */
+function settings(): { get: (key: string) => string | undefined; envFile: string } {
     const fromFile: Record<string, string> = {};
     const envFile = path.join(process.env.NVCF_E2E_CACHE ?? path.join(os.homedir(), ".cache", "nvcf-e2e"), "env.sh");
     if (fs.existsSync(envFile)) {
         for (const m of fs.readFileSync(envFile, "utf8").matchAll(/^export (E2E_[A-Z_]+|NVCF_E2E_BIN)='([^']*)'/gm)) fromFile[m[1]] = m[2];
     }
-    const get = (key: string) => process.env[key] ?? fromFile[key];
+    return { get: (key: string) => process.env[key] ?? fromFile[key], envFile };
+}
+
+/** `present`: some tool was found, so the tools were (partly) built here: a missing one is a failure, not a skip. */
+export function findTools(): { tools?: Tools; missing: string; present: boolean } {
+    const { get, envFile } = settings();
     const wanted = {
         bin: get("NVCF_E2E_BIN"),
         etcd: get("E2E_ETCD"),
@@ -81,4 +86,37 @@ export function findTools(): { tools?: Tools; missing: string; present: boolean 
         return { missing: `missing ${missing.join(", ")} (looked in the environment and ${envFile}${hint})`, present };
     }
     return { tools: wanted as Tools, missing: "", present };
+}
+
+/**
+ * The Pulumi Kubernetes Operator fleet/ pins, as build-tools.sh's `operator` tool leaves it: only
+ * test/e2e/operator.test.ts needs it, so findTools() does not ask for it.
+ */
+export interface OperatorTools {
+    /** The manager (upstream's ./operator/cmd). */
+    readonly manager: string;
+    /** The workspace agent (upstream's ./agent): `init` and `serve` of a workspace pod. */
+    readonly agent: string;
+    /** deploy/crds/*.yaml, and rbac/ with the manager's ClusterRole and its binding (operator/config/rbac/). */
+    readonly crds: string;
+}
+
+export function findOperator(): { tools?: OperatorTools; missing: string } {
+    const { get, envFile } = settings();
+    const wanted = {
+        manager: get("E2E_PKO_MANAGER"),
+        agent: get("E2E_PKO_AGENT"),
+        crds: get("E2E_CRDS") ? path.join(get("E2E_CRDS")!, "pko") : undefined,
+    };
+    const has = (k: keyof OperatorTools) =>
+        !!wanted[k] && fs.existsSync(k === "crds" ? path.join(wanted[k]!, "pulumi.com_stacks.yaml") : wanted[k]!);
+    const missing = (Object.keys(wanted) as (keyof OperatorTools)[]).filter((k) => !has(k)).map((k) => `operator ${k}`);
+    if (missing.length > 0) {
+        return {
+            missing:
+                `missing ${missing.join(", ")} (looked in the environment and ${envFile}; ` +
+                "build them with OPERATOR_SOURCE=<a pulumi/pulumi-kubernetes-operator git checkout> scripts/e2e/build-tools.sh operator)",
+        };
+    }
+    return { tools: wanted as OperatorTools, missing: "" };
 }

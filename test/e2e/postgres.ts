@@ -77,6 +77,8 @@ function run(bin: string, args: string[], opts: { env?: NodeJS.ProcessEnv; input
 
 /** The backend's database: also the first part of every key of the backend's table (the URL's path). */
 export const POSTGRES_DATABASE = "nvcf_state";
+/** The table Pulumi's postgres backend keeps every blob in (pkg/backend/diy/postgres). */
+export const BACKEND_TABLE = "pulumi_state";
 
 export class PostgresServer {
     /** The backend's role and database. */
@@ -102,6 +104,24 @@ export class PostgresServer {
     /** What a client of the backend needs in its environment: the password. */
     get clientEnv(): NodeJS.ProcessEnv {
         return { PGPASSWORD: this.password };
+    }
+
+    /** Where the backend keeps a stack's checkpoint, in its table. */
+    static checkpointKey(project: string, stack: string): string {
+        return `${POSTGRES_DATABASE}/.pulumi/stacks/${project}/${stack}.json`;
+    }
+
+    /** The keys of the locks held on a stack, in the backend's table. */
+    async lockKeys(project: string, stack: string): Promise<string[]> {
+        const prefix = `${POSTGRES_DATABASE}/.pulumi/locks/organization/${project}/${stack}/`;
+        const out = await this.psql(`SELECT key FROM ${BACKEND_TABLE} WHERE starts_with(key, '${prefix}') ORDER BY key;`);
+        return out.split("\n").filter(Boolean);
+    }
+
+    /** One blob of the backend's table (a checkpoint, a lock), as text. */
+    async blob(key: string): Promise<string> {
+        if (!/^[\w./-]+$/.test(key)) throw new Error(`not a backend key: ${key}`);
+        return this.psql(`SELECT convert_from(decode(data->>'data', 'base64'), 'UTF8') FROM ${BACKEND_TABLE} WHERE key = '${key}';`);
     }
 
     /** True when `text` holds either password (for checks that outputs never show one). */
@@ -231,4 +251,40 @@ export class PostgresServer {
     removeDir(): void {
         fs.rmSync(this.dir, { recursive: true, force: true });
     }
+}
+
+/**
+ * The environment of a checkout that uses the backend (CI's, a laptop's), as the README's set-up
+ * gives it: the CLI built here and the dynamic-provider host of the project's @pulumi/pulumi on
+ * PATH, a PULUMI_HOME of its own under `work`, the passphrase, the backend's password (only) in
+ * PGPASSWORD, and the kubeconfig.
+ */
+export function backendUserEnv(o: {
+    readonly work: string;
+    readonly repo: string;
+    readonly cliBin: string;
+    readonly pg: PostgresServer;
+    readonly passphrase: string;
+    readonly kubeconfig: string;
+}): { pluginDir: string; env: (home: string, backendUrl?: string) => NodeJS.ProcessEnv } {
+    const pluginDir = path.join(o.work, "bin");
+    fs.mkdirSync(pluginDir, { recursive: true });
+    fs.symlinkSync(
+        path.join(o.repo, "node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"),
+        path.join(pluginDir, "pulumi-resource-pulumi-nodejs"),
+    );
+    fs.mkdirSync(path.join(o.work, "tmp"), { recursive: true });
+    const env = (home: string, backendUrl?: string): NodeJS.ProcessEnv => ({
+        ...process.env,
+        PATH: [pluginDir, o.cliBin, path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
+        PULUMI_HOME: path.join(o.work, home),
+        PULUMI_BACKEND_URL: backendUrl,
+        PULUMI_CONFIG_PASSPHRASE: o.passphrase,
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+        KUBECONFIG: o.kubeconfig,
+        TMPDIR: path.join(o.work, "tmp"),
+        ...o.pg.clientEnv,
+    });
+    return { pluginDir, env };
 }

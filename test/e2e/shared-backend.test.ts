@@ -23,7 +23,7 @@ import { after, before, describe, it } from "node:test";
 import { stringify as toYaml } from "yaml";
 import { finalizingNamespaces, e2eSkip, findTools, Kube, LocalCluster } from "./cluster";
 import { freezeRun, killAll, RUN_MARKER, survivors, survivorsAfter } from "./kill-points";
-import { findPostgres, POSTGRES_DATABASE, PostgresServer } from "./postgres";
+import { backendUserEnv, BACKEND_TABLE, findPostgres, PostgresServer } from "./postgres";
 import { copyProject, PulumiCli, type CliResult } from "./pulumi-cli";
 import { LEAN_STACK_CONFIG as STACK_CONFIG } from "./stack-config";
 
@@ -36,9 +36,7 @@ const MIN = 60_000;
  * the DIY layout's paths, under the URL's path, which is the database's name (the DIY backend
  * wraps every bucket but a file one in `blob.PrefixedBucket`, pkg/backend/diy/backend.go).
  */
-const TABLE = "pulumi_state";
-const CHECKPOINT_KEY = `${POSTGRES_DATABASE}/.pulumi/stacks/${PROJECT}/${STACK}.json`;
-const LOCK_PREFIX = `${POSTGRES_DATABASE}/.pulumi/locks/organization/${PROJECT}/${STACK}/`;
+const CHECKPOINT_KEY = PostgresServer.checkpointKey(PROJECT, STACK);
 /** This machine's name, as a lock names its holder's, for a pattern. */
 const HOST = os.hostname().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -74,26 +72,14 @@ describe("a shared backend that locks: the stack's state in PostgreSQL", { skip 
         work = fs.mkdtempSync(path.join(os.tmpdir(), "nvcf-e2e-shared-"));
         pg = new PostgresServer(postgres.tools);
         cluster = new LocalCluster(tools!);
-        const pluginDir = path.join(work, "bin");
-        fs.mkdirSync(pluginDir);
-        fs.symlinkSync(
-            path.join(REPO, "node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"),
-            path.join(pluginDir, "pulumi-resource-pulumi-nodejs"),
-        );
-        fs.mkdirSync(path.join(work, "tmp"));
         const kubeconfigFile = path.join(work, "kubeconfig");
-        /** The README's set-up, as in pulumi-cli.ts userCheckout, with the backend's password (only) in PGPASSWORD. */
-        const userEnv = (home: string, backendUrl?: string): NodeJS.ProcessEnv => ({
-            ...process.env,
-            PATH: [pluginDir, tools!.bin, path.dirname(process.execPath), process.env.PATH].join(path.delimiter),
-            PULUMI_HOME: path.join(work, home),
-            PULUMI_BACKEND_URL: backendUrl,
-            PULUMI_CONFIG_PASSPHRASE: "e2e-passphrase",
-            PULUMI_SKIP_UPDATE_CHECK: "true",
-            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-            KUBECONFIG: kubeconfigFile,
-            TMPDIR: path.join(work, "tmp"),
-            ...pg.clientEnv,
+        const { env: userEnv } = backendUserEnv({
+            work,
+            repo: REPO,
+            cliBin: tools!.bin,
+            pg,
+            passphrase: "e2e-passphrase",
+            kubeconfig: kubeconfigFile,
         });
         // The API server boots while PostgreSQL starts and the stack is made in it.
         await Promise.all([
@@ -139,19 +125,9 @@ describe("a shared backend that locks: the stack's state in PostgreSQL", { skip 
     const transcript = () => [...(ci?.log ?? []), ...(laptop?.log ?? []), ...otherLogs].join("\n\n");
 
     /** The backend's rows under the stack's lock directory. */
-    async function lockKeys(): Promise<string[]> {
-        const out = await pg.psql(`SELECT key FROM ${TABLE} WHERE starts_with(key, '${LOCK_PREFIX}') ORDER BY key;`);
-        return out.split("\n").filter(Boolean);
-    }
-
     /** A row's blob as the backend stores it: base64 in the JSON column's `data` field. */
-    async function blob(key: string): Promise<string> {
-        assert.match(key, /^[\w./-]+$/);
-        return pg.psql(`SELECT convert_from(decode(data->>'data', 'base64'), 'UTF8') FROM ${TABLE} WHERE key = '${key}';`);
-    }
-
     /** Every row's key and last write: what a command changed in the backend. */
-    const rows = () => pg.psql(`SELECT key || ' ' || updated_at FROM ${TABLE} ORDER BY key;`);
+    const rows = () => pg.psql(`SELECT key || ' ' || updated_at FROM ${BACKEND_TABLE} ORDER BY key;`);
 
     async function exported(cli: PulumiCli): Promise<{ resources?: any[]; pending_operations?: any[] }> {
         const { stdout } = await cli.run(["stack", "export"]);
@@ -183,7 +159,7 @@ describe("a shared backend that locks: the stack's state in PostgreSQL", { skip 
         done.then(() => (ended = true)).catch(() => undefined);
         let keys: string[];
         const deadline = Date.now() + 3 * MIN;
-        while ((keys = await lockKeys()).length === 0) {
+        while ((keys = await pg.lockKeys(PROJECT, STACK)).length === 0) {
             if (Date.now() > deadline) throw new Error("the run took no lock in 3 minutes");
             if (ended) {
                 const r = await done;
@@ -219,8 +195,8 @@ describe("a shared backend that locks: the stack's state in PostgreSQL", { skip 
 
             const keys = (await rows()).split("\n").map((l) => l.split(" ")[0]);
             assert.ok(keys.includes(CHECKPOINT_KEY), `the backend's table holds ${CHECKPOINT_KEY}: ${keys.join(", ")}`);
-            assert.deepEqual(await lockKeys(), [], "no lock once up ended");
-            const checkpoint = JSON.parse(await blob(CHECKPOINT_KEY)) as { checkpoint: { stack: string; latest: unknown } };
+            assert.deepEqual(await pg.lockKeys(PROJECT, STACK), [], "no lock once up ended");
+            const checkpoint = JSON.parse(await pg.blob(CHECKPOINT_KEY)) as { checkpoint: { stack: string; latest: unknown } };
             assert.equal(checkpoint.checkpoint.stack, `organization/${PROJECT}/${STACK}`);
             assert.deepEqual(checkpoint.checkpoint.latest, state, "the table's checkpoint is what pulumi stack export prints");
             assert.deepEqual(await exported(laptop), state, "the laptop's checkout reads the same state");
@@ -243,10 +219,10 @@ describe("a shared backend that locks: the stack's state in PostgreSQL", { skip 
                 );
                 const holderLine = said.split("\n").find((l) => l.includes(`/${holder.lockKey}`)) ?? "";
                 assert.match(holderLine, new RegExp(`: created by .+@${HOST} \\(pid ${holder.pid}\\) at \\S+$`), said);
-                const lock = JSON.parse(await blob(holder.lockKey)) as { pid: number; hostname: string };
+                const lock = JSON.parse(await pg.blob(holder.lockKey)) as { pid: number; hostname: string };
                 assert.deepEqual([lock.pid, lock.hostname], [holder.pid, os.hostname()], "the lock is the holder's");
 
-                assert.deepEqual(await lockKeys(), [holder.lockKey], "the laptop left no lock and removed none");
+                assert.deepEqual(await pg.lockKeys(PROJECT, STACK), [holder.lockKey], "the laptop left no lock and removed none");
                 assert.equal(await rows(), before.rows, "no row of the backend was written");
                 assert.deepEqual(await exported(laptop), before.state, "the stack's state is unchanged");
             } finally {
@@ -265,7 +241,7 @@ describe("a shared backend that locks: the stack's state in PostgreSQL", { skip 
                 await kill(holder);
                 leftLock = { key: holder.lockKey, pid: holder.pid };
             }
-            assert.deepEqual(await lockKeys(), [leftLock.key], "the killed run's lock is left");
+            assert.deepEqual(await pg.lockKeys(PROJECT, STACK), [leftLock.key], "the killed run's lock is left");
 
             const recovered = await recoverStack();
             assert.equal(recovered.code, 0, `npm run recover exited ${recovered.code}:\n${recovered.stdout}\n${recovered.stderr}`);
@@ -280,14 +256,14 @@ describe("a shared backend that locks: the stack's state in PostgreSQL", { skip 
             assert.match(lockLine, new RegExp(`held by .+@${HOST} \\(pid ${leftLock.pid}\\).*, which no longer runs$`), recovered.stdout);
             assert.match(recovered.stdout, /done: the lock\(s\) cancelled \(pulumi cancel\)/);
             assert.match(recovered.stdout, /Done: the next `pulumi up` \(or `pulumi destroy`\) starts from a consistent state\./);
-            assert.deepEqual(await lockKeys(), [], "recover removed the lock");
+            assert.deepEqual(await pg.lockKeys(PROJECT, STACK), [], "recover removed the lock");
 
             await ci.run(["up", "--yes", "--skip-preview"]);
-            assert.deepEqual(await lockKeys(), [], "no lock after up");
+            assert.deepEqual(await pg.lockKeys(PROJECT, STACK), [], "no lock after up");
             await finalizingNamespaces(kube, () => ci.run(["destroy", "--yes", "--skip-preview"]));
             assert.deepEqual((await exported(ci)).resources ?? [], [], "the stack holds no resource");
             assert.deepEqual(await helmReleases(), [], "no Helm release left");
-            assert.deepEqual(await lockKeys(), [], "no lock after destroy");
+            assert.deepEqual(await pg.lockKeys(PROJECT, STACK), [], "no lock after destroy");
             assert.ok(!pg.leaks(transcript()), "no command's output shows a PostgreSQL password");
         },
     );
