@@ -71,12 +71,13 @@ describe("plan-diff on a fresh clone", () => {
         // The health gate's provider, found by the resource type it registers.
         const file = findFile(path.join(clone, "components"), (text) => /"nvcf",\s*"HealthGate"/.test(text));
         const text = fs.readFileSync(file, "utf8");
-        const create = /async create\([^)]*\)[^{]*\{\n/.exec(text);
-        assert.ok(create, `no async create( in ${file}`);
-        const at = create.index + create[0].length;
+        // A function of the provider's (the kit's specs call module functions): the first async one.
+        const body = /\nasync function \w+\([^)]*\)[^{]*\{\n/.exec(text);
+        assert.ok(body, `no async function in ${file}`);
+        const at = body.index + body[0].length;
         // A statement with an effect: tsx's compiler drops one without (a comment, a bare string).
         const statement = 'if (Date.now() < 0) throw new Error("a changed provider");';
-        fs.writeFileSync(file, `${text.slice(0, at)}        ${statement}\n${text.slice(at)}`);
+        fs.writeFileSync(file, `${text.slice(0, at)}    ${statement}\n${text.slice(at)}`);
         try {
             const res = await sh("npm run --silent plan-diff -- --stack dev --base HEAD", clone);
             assert.equal(res.code, 1, res.stderr);
