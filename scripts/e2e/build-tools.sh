@@ -12,7 +12,8 @@
 #   the suite's OpenBao runs the chart's server config), copied from their sources, never written here;
 #   and the Pulumi Kubernetes Operator fleet/ pins (pko-manager, pko-agent: its manager and workspace
 #   agent, run in the operator's local mode by test/e2e/operator.test.ts) with its CRDs and ClusterRole
-#   (crds/pko/, crds/pko/rbac/), from a checkout of its repository (OPERATOR_SOURCE).
+#   (crds/pko/, crds/pko/rbac/), from a checkout of its repository (OPERATOR_SOURCE); and gofakes3,
+#   an S3-compatible server, for the S3 backend's case of test/e2e/shared-backend.test.ts.
 # The proxy serves neither the language host's module nor OpenBao's main module, so each is built
 # from a checkout of its repository given at run time (a git directory, bare or not), with every
 # dependency from the module proxy:
@@ -35,7 +36,7 @@
 #   nohup scripts/e2e/build-tools.sh > ~/.cache/nvcf-e2e/build.log 2>&1 &
 #
 # Usage: build-tools.sh [TOOL...]     TOOL in: etcd kube-apiserver kube-controller-manager pulumi kubernetes helm language-nodejs
-#                                              nats-server openbao jwt-plugin crds cassandra cqlsh operator
+#                                              nats-server openbao jwt-plugin crds cassandra cqlsh operator s3
 #        build-tools.sh smoke         start etcd + kube-apiserver briefly, run kubectl get ns, stop them
 #
 # Why wrappers: none of these can be `go install`ed (their go.mod files carry local replace
@@ -84,6 +85,8 @@ CQLSH_VERSION=${CQLSH_VERSION:-6.2.2}
 # module builds as it is, every dependency from the module proxy.
 OPERATOR_VERSION=${OPERATOR_VERSION:-2.9.0}
 OPERATOR_SOURCE=${OPERATOR_SOURCE:-}
+# An S3-compatible server for Pulumi's S3 backend (no AWS here): gofakes3's own command.
+GOFAKES3_VERSION=${GOFAKES3_VERSION:-1.2.0}
 
 # ---- layout / Go environment ----------------------------------------------------------------
 ROOT=${NVCF_E2E_CACHE:-$HOME/.cache/nvcf-e2e}
@@ -274,6 +277,14 @@ build_nats_server() {
   mv "$T/nats-server" "$BIN/nats-server"
 }
 
+build_s3() {
+  # Its go.mod has no replace directives: its command builds straight from the module.
+  local T=$WRAP/gofakes3-$GOFAKES3_VERSION
+  rm -rf "$T"; mkdir -p "$T"
+  GOBIN=$T go install -p "$BUILD_P" -trimpath -ldflags "-s -w" "github.com/johannesboyne/gofakes3/cmd/gofakes3@v$GOFAKES3_VERSION"
+  mv "$T/gofakes3" "$BIN/gofakes3"
+}
+
 build_openbao() {
   # Its go.mod points api/v2, sdk/v2 and a bolt stub at folders of the repository: built in a
   # copy of the tag's tree, so those resolve, and everything else comes from the module proxy.
@@ -387,7 +398,7 @@ write_env() {
     echo "export NVCF_E2E_BIN='$BIN'"
     echo "export PATH=\"\$NVCF_E2E_BIN:\$PATH\""
     for b in etcd kube-apiserver kube-controller-manager pulumi pulumi-resource-kubernetes helm pulumi-language-nodejs nats-server bao \
-      vault-plugin-secrets-jwt crds cassandra cqlsh pko-manager pko-agent; do
+      vault-plugin-secrets-jwt crds cassandra cqlsh pko-manager pko-agent gofakes3; do
       v=$(echo "$b" | tr 'a-z-' 'A-Z_')
       if [ -e "$BIN/$b" ]; then echo "export E2E_${v}='$BIN/$b'"; else echo "unset E2E_${v}"; fi
     done
@@ -396,6 +407,7 @@ write_env() {
     echo "export E2E_NATS_VERSION='$NATS_VERSION' E2E_OPENBAO_VERSION='$OPENBAO_VERSION' E2E_NVCF_REF='$NVCF_REF'"
     echo "export E2E_GATEWAY_API_VERSION='$GATEWAY_API_VERSION' E2E_KYVERNO_VERSION='$KYVERNO_VERSION'"
     echo "export E2E_CASSANDRA_VERSION='$CASSANDRA_VERSION' E2E_CQLSH_VERSION='$CQLSH_VERSION' E2E_OPERATOR_VERSION='$OPERATOR_VERSION'"
+    echo "export E2E_GOFAKES3_VERSION='$GOFAKES3_VERSION'"
     echo "export PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true"
   } >"$ENV_FILE.tmp"
   mv "$ENV_FILE.tmp" "$ENV_FILE"
@@ -462,7 +474,7 @@ main() {
   log "go: $(go version); GOMODCACHE=$GOMODCACHE GOCACHE=$GOCACHE; bin: $BIN"
   local tools=("$@")
   [ ${#tools[@]} -eq 0 ] && tools=(etcd kube-apiserver kube-controller-manager pulumi kubernetes helm language-nodejs nats-server openbao \
-    jwt-plugin crds cassandra cqlsh operator)
+    jwt-plugin crds cassandra cqlsh operator s3)
   if [ "${tools[0]}" = smoke ]; then smoke; return; fi
   for t in "${tools[@]}"; do
     case $t in
@@ -479,6 +491,7 @@ main() {
           log "pulumi-language-nodejs: skipped (set PULUMI_SOURCE to a pulumi/pulumi git checkout)"
         fi ;;
       nats-server) run_build nats-server nats-server build_nats_server ;;
+      s3) run_build s3 gofakes3 build_s3 ;;
       cassandra) run_build cassandra cassandra build_cassandra ;;
       cqlsh) run_build cqlsh cqlsh build_cqlsh ;;
       openbao)

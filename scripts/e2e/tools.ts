@@ -120,3 +120,13 @@ export function findOperator(): { tools?: OperatorTools; missing: string } {
     }
     return { tools: wanted as OperatorTools, missing: "" };
 }
+
+/** gofakes3, the S3-compatible server build-tools.sh's `s3` tool leaves: only test/e2e/shared-backend.test.ts needs it. */
+export function findS3Server(): { bin?: string; missing: string } {
+    const { get, envFile } = settings();
+    const bin = get("E2E_GOFAKES3");
+    if (bin && fs.existsSync(bin)) return { bin, missing: "" };
+    return {
+        missing: `missing gofakes3, an S3-compatible server (looked in the environment and ${envFile}; build it with scripts/e2e/build-tools.sh s3)`,
+    };
+}

@@ -4,6 +4,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { freePorts, stopWithThisProcess } from "./cluster";
+import type { SharedBackend } from "./shared-backend-server";
 
 /**
  * A real PostgreSQL server for Pulumi's DIY PostgreSQL backend (`postgres://`,
@@ -80,7 +81,8 @@ export const POSTGRES_DATABASE = "nvcf_state";
 /** The table Pulumi's postgres backend keeps every blob in (pkg/backend/diy/postgres). */
 export const BACKEND_TABLE = "pulumi_state";
 
-export class PostgresServer {
+export class PostgresServer implements SharedBackend {
+    readonly name = "PostgreSQL";
     /** The backend's role and database. */
     readonly user = "pulumi";
     readonly database = POSTGRES_DATABASE;
@@ -106,9 +108,17 @@ export class PostgresServer {
         return { PGPASSWORD: this.password };
     }
 
-    /** Where the backend keeps a stack's checkpoint, in its table. */
-    static checkpointKey(project: string, stack: string): string {
+    /**
+     * Where the backend keeps a stack's checkpoint: the DIY layout's path under the URL's path,
+     * the database's name (every bucket but a file one is a `blob.PrefixedBucket`, pkg/backend/diy/backend.go).
+     */
+    checkpointKey(project: string, stack: string): string {
         return `${POSTGRES_DATABASE}/.pulumi/stacks/${project}/${stack}.json`;
+    }
+
+    /** Every key of the backend's table with its last write: what a command changed. */
+    rows(): Promise<string> {
+        return this.psql(`SELECT key || ' ' || updated_at FROM ${BACKEND_TABLE} ORDER BY key;`);
     }
 
     /** The keys of the locks held on a stack, in the backend's table. */
@@ -256,14 +266,14 @@ export class PostgresServer {
 /**
  * The environment of a checkout that uses the backend (CI's, a laptop's), as the README's set-up
  * gives it: the CLI built here and the dynamic-provider host of the project's @pulumi/pulumi on
- * PATH, a PULUMI_HOME of its own under `work`, the passphrase, the backend's password (only) in
- * PGPASSWORD, and the kubeconfig.
+ * PATH, a PULUMI_HOME of its own under `work`, the passphrase, the backend's credentials (only)
+ * in the environment variables its client reads, and the kubeconfig.
  */
 export function backendUserEnv(o: {
     readonly work: string;
     readonly repo: string;
     readonly cliBin: string;
-    readonly pg: PostgresServer;
+    readonly backend: SharedBackend;
     readonly passphrase: string;
     readonly kubeconfig: string;
 }): { pluginDir: string; env: (home: string, backendUrl?: string) => NodeJS.ProcessEnv } {
@@ -284,7 +294,7 @@ export function backendUserEnv(o: {
         PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
         KUBECONFIG: o.kubeconfig,
         TMPDIR: path.join(o.work, "tmp"),
-        ...o.pg.clientEnv,
+        ...o.backend.clientEnv,
     });
     return { pluginDir, env };
 }

@@ -181,3 +181,7 @@ export async function userCheckout(options: {
     for (const [key, value] of Object.entries(options.secrets)) await cli.run(["config", "set", "--secret", key, value]);
     return { project, state, env, cli };
 }
+
+/** What the CLI says when another run holds the stack's lock (pkg/backend/diy/lock.go), one lock held. */
+export const LOCKED_BY_ONE =
+    /error: the stack is currently locked by 1 lock\(s\)\. Either wait for the other process\(es\) to end or delete the lock file with `pulumi cancel`\./;

@@ -61,6 +61,8 @@ interface Running {
     /** The commit its checkout holds (the fetch container's GIT_REVISION) and the checkout. */
     readonly revision: string;
     readonly checkout: string;
+    /** The pod's directory: its /share emptyDir (the agent, the checkout) and the container's home and tmp. */
+    readonly dir: string;
 }
 
 export class WorkspaceKubelet {
@@ -107,9 +109,9 @@ export class WorkspaceKubelet {
     }
 
     /** The agent of a Workspace's newest pod, if one runs: its pid, the commit it serves and its checkout. */
-    agent(workspace: string): { pid: number; revision: string; checkout: string } | undefined {
+    agent(workspace: string): { pid: number; revision: string; checkout: string; dir: string } | undefined {
         const r = this.newest(workspace);
-        return r && { pid: r.proc.pid!, revision: r.revision, checkout: r.checkout };
+        return r && { pid: r.proc.pid!, revision: r.revision, checkout: r.checkout, dir: r.dir };
     }
 
     /** Every running agent's pid. */
@@ -321,7 +323,7 @@ export class WorkspaceKubelet {
         const proc = stopWithThisProcess(spawn(path.join(D, "agent"), agentArgs, { cwd: checkout, env, stdio: ["ignore", out, out] }));
         fs.closeSync(out);
         const workspace: string = pod.metadata.labels?.["auto.pulumi.com/workspace-name"] ?? name.replace(/-workspace-\d+$/, "");
-        this.running.set(uid, { name, workspace, port, proc, revision: fetchEnv.GIT_REVISION, checkout });
+        this.running.set(uid, { name, workspace, port, proc, revision: fetchEnv.GIT_REVISION, checkout, dir: D });
         if (!(await listening(port, 30_000, () => proc.exitCode === null))) throw new Error(`the agent of ${name} does not listen`);
         const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
         const status = {
