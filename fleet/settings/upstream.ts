@@ -56,7 +56,8 @@ export const DEFAULT_WORKSPACE_IMAGE = "pulumi/pulumi:3.276.0-nonroot";
 
 /**
  * The workspace pod's requests: a full-stack `pulumi up` peaked at 1128 MiB over its process tree
- * and used about one core (docs/fleets.md, Workspace size); the disk is not measured. The operator's own defaults,
+ * and used about one core, and a workspace held 429 MiB after an update, the provider plugins
+ * aside (docs/fleets.md, Workspace size). The operator's own defaults,
  * 64Mi and 100m (workspace_webhook.go), are for small programs; its agent also takes the memory
  * request as its memory limit (AGENT_MEMLIMIT, operator/internal/controller/auto/workspace_controller.go).
  */

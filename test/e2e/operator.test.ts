@@ -225,15 +225,13 @@ describe("the fleet's environments run by the real Pulumi Kubernetes Operator", 
             agent: operator.tools.agent,
             port: agentPort,
             repositories: { [PROJECT_REPO]: `file://${path.join(work, "repo.git")}` },
-            dependencies: [
-                [path.join(REPO, "node_modules"), "node_modules"],
-                [path.join(REPO, "policies", "node_modules"), path.join("policies", "node_modules")],
-            ],
+            // The workspace image's npm cache (fleet/workspace-image/Dockerfile): this machine's, which `npm ci` filled.
+            npmCache: spawnSync("npm", ["config", "get", "cache"], { encoding: "utf8" }).stdout.trim(),
             // The image's tools: Node.js >= 22 first (npm install's preinstall refuses older), the CLI,
             // language host and kubernetes provider built here, the dynamic-provider host, the system's.
             path: [path.dirname(process.execPath), tools!.bin, pluginDir, "/usr/local/bin", "/usr/bin", "/bin"],
-            // `pulumi install` installs the packages' plugins unless their folders exist: the kubernetes
-            // provider built here, and stubs for aws and random (the stack declares none of their resources).
+            // The image's plugins (`pulumi install` installs the packages' plugins unless their folders exist):
+            // the kubernetes provider built here, and stubs for aws and random (the stack declares none of their resources).
             plugins: ["kubernetes", "aws", "random"].map((name) => {
                 const version = JSON.parse(
                     fs.readFileSync(path.join(REPO, "node_modules", "@pulumi", name, "package.json"), "utf8"),
@@ -428,8 +426,8 @@ describe("the fleet's environments run by the real Pulumi Kubernetes Operator", 
             );
             console.log(`# first update: ${((Date.now() - t0) / 1000).toFixed(0)} s after the Stack was created`);
             // What the pod's disk holds after an update (docs/fleets.md, Workspace size): the agent, the checkout with
-            // its node_modules, the CLI's home; the plugins are links to the tools here, so not counted.
-            const du = spawnSync("du", ["-sk", kubelet.agent(ENV)!.dir], { encoding: "utf8" });
+            // the node_modules its install made, the CLI's home; npm's cache is the image's, and the plugins are links here.
+            const du = spawnSync("du", ["-sk", "--exclude=.npm", kubelet.agent(ENV)!.dir], { encoding: "utf8" });
             console.log(`# workspace disk after the first update: ${(Number(du.stdout.split("\t")[0]) / 1024).toFixed(0)} MiB`);
             assert.equal(done.status.lastUpdate.state, "succeeded", JSON.stringify(done.status.lastUpdate));
             assert.equal(done.status.lastUpdate.lastSuccessfulCommit, commits.initial);

@@ -10,9 +10,10 @@ import { freePorts, stopProcess, stopWithThisProcess, type Kube } from "./cluste
  * (WORKSPACE_LOCALHOST; docs/operator-local-mode.md): for each new pod of a Workspace's
  * StatefulSet, in a directory of its own standing for the pod's `/share` emptyDir, it plays the
  * init containers (`bootstrap`: the agent binary copied in; `fetch`: the container's own script,
- * `agent init` of the git source), copies the program's installed dependencies into the
- * checkout (`cp -a`: a real copy, never links npm could write through into the repository's
- * node_modules), starts the `pulumi` container's command (`agent serve`) as a process of this
+ * `agent init` of the git source), gives the container's home what the fleet's workspace image
+ * holds (fleet/workspace-image/Dockerfile: npm's cache of the locked packages, a real copy npm
+ * may write to, and the provider plugins), starts the `pulumi` container's command (`agent serve`, whose
+ * Install then runs `pulumi install` offline) as a process of this
  * machine on a port of its own, and marks the pod Running and Ready once the agent listens. A
  * pod being deleted: its agent is stopped, then the pod is removed (grace 0).
  *
@@ -42,8 +43,8 @@ export interface WorkspaceKubeletOptions {
     readonly port: number;
     /** Each `projectRepo` the Stacks name, with the local repository it stands for (as DNS would map the host). */
     readonly repositories: Readonly<Record<string, string>>;
-    /** Installed dependencies copied into each checkout: [source directory, path in the checkout]. */
-    readonly dependencies: readonly (readonly [string, string])[];
+    /** npm's cache holding the project's locked packages, copied to each pod's home, as the workspace image holds it. */
+    readonly npmCache: string;
     /** The image's tools: PATH. */
     readonly path: readonly string[];
     /** Plugins `pulumi install` must find installed: [folder in $PULUMI_HOME/plugins, binary name, target]. */
@@ -282,14 +283,7 @@ export class WorkspaceKubelet {
         const [cmd, ...args] = (fetch.command ?? []).concat(fetch.args ?? []).map(share);
         await run(cmd, args, { ...image, ...fetchEnv, GIT_URL: local }, path.join(this.o.dir, `fetch-${name}-${uid.slice(0, 8)}.log`));
         const checkout = fs.realpathSync(path.join(D, "workspace"));
-        for (const [from, to] of this.o.dependencies) {
-            if (!fs.existsSync(from)) continue;
-            await run("cp", ["-a", from, path.join(D, "source", to)], image);
-        }
-        // As `npm ci` in the checkout would leave it: npm trusts node_modules/.package-lock.json only
-        // when it is newer than every folder it describes, and the checkout's folders are new.
-        const hidden = path.join(D, "source", "node_modules", ".package-lock.json");
-        if (fs.existsSync(hidden)) fs.utimesSync(hidden, new Date(), new Date());
+        await run("cp", ["-a", this.o.npmCache, path.join(D, "home", ".npm")], image);
         this.log(`fetched ${name} (${uid.slice(0, 8)}) into ${checkout} in ${Date.now() - t0} ms`);
 
         // pulumi: /share/tini /share/agent -- serve ... (tini dropped), on the one local address.
