@@ -6,7 +6,8 @@
  * with `pulumi login <url>`, the other through PULUMI_BACKEND_URL, each with its own PULUMI_HOME,
  * the credentials only in the environment (PGPASSWORD; the AWS keys). With the real CLI, engine, kubernetes
  * provider and Helm against a real kube-apiserver: `pulumi up` keeps its checkpoint in the
- * backend's table; a second `up` while another run holds the lock is refused and changes nothing;
+ * backend (PostgreSQL's table `pulumi_state`; the bucket, reached at the URL's `endpoint` with
+ * `use_path_style`); a second `up` while another run holds the lock is refused and changes nothing;
  * a run killed with SIGKILL leaves its lock, which `npm run recover` removes (`pulumi cancel`),
  * after which `up` and `destroy` succeed. The kill is triggered by the lock appearing in the
  * backend, never by a timer.
