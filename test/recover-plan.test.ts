@@ -365,6 +365,22 @@ describe("recover: other objects, dynamic resources, providers", () => {
             assert.equal(run({ op: op(type, object("Namespace", "x")), facts: { kind: "none" } }).edit?.kind, "clear", type);
     });
 
+    it("a component's pending operation is cleared: it has nothing outside the state (seen after a kill as the first install began)", () => {
+        const component = {
+            urn: URN("nvcf:kubernetes:Namespaces", "compute-plane-gpu-e2e-namespaces"),
+            type: "nvcf:kubernetes:Namespaces",
+            custom: false,
+        };
+        for (const type of ["creating", "deleting"] as const) {
+            const d = run({ op: op(type, component), facts: { kind: "none" } });
+            assert.deepEqual(d.edit, { kind: "clear", urn: component.urn }, type);
+            assert.equal(d.stop, undefined);
+            assert.match(d.found, /of a component \(nothing outside Pulumi's state\)/);
+        }
+        // The same type as a custom resource of an unknown provider still stops.
+        assert.ok(run({ op: op("creating", { ...component, custom: true }), facts: { kind: "none" } }).stop);
+    });
+
     it("another provider's create cannot be looked up: it stops with Pulumi's own commands", () => {
         const rec = op("creating", { urn: URN("aws:route53/record:Record", "api"), type: "aws:route53/record:Record", custom: true });
         const d = run({ op: rec, facts: { kind: "none" } });

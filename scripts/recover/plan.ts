@@ -91,6 +91,16 @@ export function decide(input: DecideInput): Decision {
     if (op.type !== "creating" && op.type !== "updating" && op.type !== "deleting") {
         return { ...base, found: `an interrupted ${op.type} (it changes nothing in the cluster)`, will: "clear it", edit: clear(urn) };
     }
+    if (op.resource.custom === false) {
+        // A component (nvcf:kubernetes:Namespaces, say) has nothing outside the state; the engine
+        // writes and ends its pending operation at once, so only a kill in between leaves one.
+        return {
+            ...base,
+            found: `an interrupted ${verb(op.type)} of a component (nothing outside Pulumi's state)`,
+            will: "clear it; the next `pulumi up` registers it again",
+            edit: clear(urn),
+        };
+    }
     const kind = kindOf(op.resource.type);
     const replacing = op.type === "creating" && input.recorded?.id ? input.recorded.id : undefined;
     if (replacing && (kind === "helm-release" || kind === "kubernetes-object") && sameObject(op.resource, replacing)) {
