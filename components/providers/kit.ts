@@ -176,7 +176,7 @@ async function named<I extends object, O extends I, T>(
         return await work();
     } catch (err) {
         const what = spec.describe(inputs);
-        const message = err instanceof Error ? err.message : String(err);
+        const message = messageOf(err);
         if (message.includes(what)) throw err;
         const called = spec.operations?.[operation] ?? operation;
         throw new Error(`${what} (${called}) failed: ${spec.hint?.(err) ?? ""}${message}`, { cause: err });

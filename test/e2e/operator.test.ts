@@ -44,6 +44,7 @@ import { copyProject, LOCKED_BY_ONE, PulumiCli } from "./pulumi-cli";
 import { LEAN_STACK_CONFIG } from "./stack-config";
 import { installCrds } from "./upstream-crds";
 import { WorkspaceKubelet } from "./workspace-kubelet";
+import { runToEnd } from "../support/background";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const PROJECT = "nvcf-self-managed";
@@ -331,23 +332,15 @@ describe("the fleet's environments run by the real Pulumi Kubernetes Operator", 
     }
 
     /** `npm run --silent fleet -- status` on the fleet file, as a person runs it. */
-    function fleetStatus(): Promise<{ code: number; out: string }> {
-        return new Promise((resolve, reject) => {
-            const args = ["run", "--silent", "fleet", "--", "status", "--stack", FLEET, "--dir", path.join(work, "fleet")];
-            const child = spawn("npm", [...args, "--kubeconfig", path.join(work, "kubeconfig")], {
-                cwd: REPO,
-                env: { ...process.env, PATH: [path.dirname(process.execPath), process.env.PATH].join(path.delimiter) },
-                stdio: ["ignore", "pipe", "pipe"],
-            });
-            let out = "";
-            child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
-            child.stderr.on("data", (c: Buffer) => (out += c.toString("utf8")));
-            child.on("error", reject);
-            child.on("close", (code) => {
-                fleetLog.push(`$ npm ${args.join(" ")}\n${out}(exit ${code})`);
-                resolve({ code: code ?? 1, out });
-            });
+    async function fleetStatus(): Promise<{ code: number; out: string }> {
+        const args = ["run", "--silent", "fleet", "--", "status", "--stack", FLEET, "--dir", path.join(work, "fleet")];
+        const res = await runToEnd("npm", [...args, "--kubeconfig", path.join(work, "kubeconfig")], {
+            cwd: REPO,
+            env: { ...process.env, PATH: [path.dirname(process.execPath), process.env.PATH].join(path.delimiter) },
         });
+        const out = res.stdout + res.stderr;
+        fleetLog.push(`$ npm ${args.join(" ")}\n${out}(exit ${res.code})`);
+        return { code: res.code ?? 1, out };
     }
     const fleetLog: string[] = [];
 

@@ -16,7 +16,6 @@
  * (initdb, postgres, psql; Debian's postgresql-15). Run: npm run test:e2e.
  */
 import * as assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -31,6 +30,7 @@ import { S3Server } from "./s3";
 import type { SharedBackend } from "./shared-backend-server";
 import { copyProject, LOCKED_BY_ONE, PulumiCli, type CliResult } from "./pulumi-cli";
 import { LEAN_STACK_CONFIG as STACK_CONFIG } from "./stack-config";
+import { runToEnd } from "../support/background";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const PROJECT = "nvcf-self-managed";
@@ -287,22 +287,12 @@ for (const kind of BACKENDS)
         );
 
         /** `npm run recover`, as the README gives it, in CI's checkout (logged in to the backend). */
-        function recoverStack(): Promise<CliResult> {
-            return new Promise((resolve, reject) => {
-                const child = spawn("npm", ["run", "--silent", "recover", "--", "--stack", STACK], {
-                    cwd: path.join(work, "ci"),
-                    env: ci.env,
-                    stdio: ["ignore", "pipe", "pipe"],
-                });
-                let stdout = "";
-                let stderr = "";
-                child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-                child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-                child.on("error", reject);
-                child.on("close", (code) => {
-                    otherLogs.push(`$ npm run recover -- --stack ${STACK}\n${stdout}${stderr}(exit ${code})`);
-                    resolve({ code: code ?? 1, stdout, stderr });
-                });
+        async function recoverStack(): Promise<CliResult> {
+            const res = await runToEnd("npm", ["run", "--silent", "recover", "--", "--stack", STACK], {
+                cwd: path.join(work, "ci"),
+                env: ci.env,
             });
+            otherLogs.push(`$ npm run recover -- --stack ${STACK}\n${res.stdout}${res.stderr}(exit ${res.code})`);
+            return { code: res.code ?? 1, stdout: res.stdout, stderr: res.stderr };
         }
     });
