@@ -48,6 +48,26 @@ export default tseslint.config(
         },
     },
     {
+        // A provider's code is loaded by the engine's provider host when a resource's operation
+        // runs (components/resources/provider-reference.ts); loading the Pulumi SDK there would
+        // cost seconds. Types are free.
+        files: ["components/providers/**/*.ts"],
+        rules: {
+            "@typescript-eslint/no-restricted-imports": [
+                "error",
+                {
+                    patterns: [
+                        {
+                            group: ["@pulumi/*"],
+                            allowTypeImports: true,
+                            message: "a provider runs in the engine's provider host: import type only from @pulumi/*.",
+                        },
+                    ],
+                },
+            ],
+        },
+    },
+    {
         // Tests read JSON answers (Kubernetes objects, Helm release records, engine events) whose
         // shape their assertions check, and probe untyped SDK internals and CommonJS scripts with
         // require; the program itself stays free of both.

@@ -394,8 +394,9 @@ describe("the checks as a resource", () => {
         const created = { outs: (await provider.create(inputs("preflight"))).outs! };
         assert.ok(created.outs.results.every((r) => r.ok));
         assert.deepEqual(await provider.diff("id", created.outs, inputs("preflight")), { changes: false });
-        // As the engine sends them: with `__provider`, this provider's serialized source, which
-        // holds the unknown-value sentinel's text; only a declared input that is unknown counts.
+        // As the engine sends them: with `__provider`, which in a state written before providers
+        // were referenced is the provider's whole code, the unknown-value sentinel's text among it;
+        // only a declared input that is unknown counts.
         const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
         const withSource = { ...inputs("preflight"), __provider: `exports.handler = ... "${UNKNOWN}" ...` };
         assert.deepEqual(await provider.diff("id", { ...created.outs, __provider: withSource.__provider } as never, withSource), {

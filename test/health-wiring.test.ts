@@ -105,12 +105,16 @@ describe("NVCA teardown in the program", () => {
             (r) => r.type === "kubernetes:core/v1:Namespace" && r.name.startsWith("compute-plane-gpu-a"),
         );
         for (const ns of namespaces) assert.ok(dependsOn(teardown, ns), ns.name);
-        assert.deepEqual((teardown.inputs as any).crds, [
-            "nvcfbackends.nvcf.nvidia.io",
-            "miniservices.nvca.nvcf.nvidia.io",
-            "storagerequests.nvca.nvcf.nvidia.io",
-        ]);
-        assert.deepEqual((teardown.inputs as any).namespaces, ["nvca-system", "nvcf-backend", "nvca-modelcache-init", "nvca-operator"]);
+        assert.deepEqual(
+            (teardown.inputs as any).crds,
+            ["nvcfbackends.nvcf.nvidia.io", "miniservices.nvca.nvcf.nvidia.io", "storagerequests.nvca.nvcf.nvidia.io"],
+            "NVCA_CRDS: NVCA's CRDs as its crd_reconcile.go names them",
+        );
+        assert.deepEqual(
+            (teardown.inputs as any).namespaces,
+            ["nvca-system", "nvcf-backend", "nvca-modelcache-init", "nvca-operator"],
+            "NVCA_NAMESPACES: NVCA's namespaces as its types.go and modelcache.go name them",
+        );
         assert.equal((teardown.inputs as any).forceFinalizers, true);
         assert.equal((teardown.inputs as any).timeoutSeconds, 60);
     });

@@ -1,7 +1,5 @@
 import * as assert from "node:assert/strict";
-import Module from "node:module";
 import { describe, test } from "node:test";
-import * as pulumi from "@pulumi/pulumi";
 import { changedInputs, defineProvider, UNKNOWN_INPUT, type ProviderSpec } from "../components/providers/kit";
 
 interface Inputs {
@@ -108,17 +106,5 @@ describe("the dynamic-resource kit", () => {
         await assert.rejects(kept.read("a"), { message: "importing a widget is not supported; declare it instead" });
         const gone = provider({ read: async () => undefined });
         assert.deepEqual(await gone.read("a", { name: "a", size: 1 }), { id: "", props: undefined });
-    });
-
-    test("a provider of the kit serialises and works once loaded from its text, as the engine's provider host loads it", async () => {
-        const p = provider();
-        const serialized = await pulumi.runtime.serializeFunction(() => p, { allowSecrets: true });
-        // What @pulumi/pulumi/cmd/dynamic-provider does with the `__provider` input.
-        const loaded = new Module("provider.js");
-        loaded.paths = module.paths;
-        (loaded as unknown as { _compile(code: string, file: string): void })._compile(serialized.text, "provider.js");
-        const host = (loaded.exports as { handler(): ReturnType<typeof provider> }).handler();
-        await configured(host, { "nvcf-self-managed:openbaoToken": "t" });
-        assert.deepEqual((await host.create({ name: "a", size: 1 })).outs, { name: "a", size: 1, token: "t" });
     });
 });

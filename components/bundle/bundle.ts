@@ -5,7 +5,7 @@ import type { BundleRelease } from "./bundle-releases";
 import { readInstalledStatefulReleases } from "./installed";
 import { RECEIPT, upgradeReceipt, type ReceiptContent } from "./receipt";
 import { releaseStates, restartWarnings, type ReleaseGoal, type ReleaseState } from "./restart-warning";
-import { ReceiptKey } from "../providers/bundle-receipt-key";
+import { ReceiptKey } from "../resources/bundle-receipt-key";
 
 export interface BundleArgs {
     /** The bundle release the stack selects. */

@@ -2,7 +2,7 @@ import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import type { ComputePlaneConfig } from "../../config/model/compute-plane-schema";
 import type { Namespaces } from "../kubernetes/namespaces";
-import type { ClusterRegistration } from "../providers/cluster-registration";
+import type { ClusterRegistration } from "../resources/cluster-registration";
 import type { ClusterTarget } from "../resolve/clusters";
 import type { RegistryAccess } from "../resolve/registry";
 import { NVCA_OPERATOR, NVCA_OPERATOR_NAMESPACE } from "../catalog/compute-plane";
@@ -10,7 +10,8 @@ import { declareRelease, releaseValues } from "../release/declare";
 import { defaultEndpoints, type ComputePlaneVersions } from "../catalog/nvca-operator-values";
 import type { PlaneFoundation } from "../plane/foundation";
 import type { ClusterReach } from "../../lib/cluster-access/reach";
-import { NVCA_CRDS, NVCA_NAMESPACES, NvcaTeardown } from "../providers/nvca-teardown";
+import { NVCA_CRDS, NVCA_NAMESPACES } from "../../lib/contracts/nvca";
+import { NvcaTeardown } from "../resources/nvca-teardown";
 
 /** What the operator's release is made of: the plane, its versions, where its chart and images come from, the control plane's domain. */
 export interface OperatorArgs {

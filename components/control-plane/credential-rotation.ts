@@ -3,11 +3,11 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ControlPlaneConfig } from "../../config/model/schema";
 import { SIDECAR_PULL_SECRET } from "../../lib/openbao/contract";
 import { catalogEntry } from "../catalog/control-plane";
-import { CassandraPasswordRotation } from "../providers/openbao-cassandra-password";
+import { CassandraPasswordRotation } from "../resources/openbao-cassandra-password";
 import { CASSANDRA_SUPERUSER } from "../../lib/cassandra/contract";
-import { OpenBaoKvCredential } from "../providers/openbao-kv-credential";
-import { OpenBaoMekRotation } from "../providers/openbao-mek-rotation";
-import { NatsNkeyRotation } from "../providers/openbao-nkey-rotation";
+import { OpenBaoKvCredential } from "../resources/openbao-kv-credential";
+import { OpenBaoMekRotation } from "../resources/openbao-mek-rotation";
+import { NatsNkeyRotation } from "../resources/openbao-nkey-rotation";
 import { openbaoReach, type OpenBaoUpgradeArgs } from "./openbao-upgrade";
 
 /** Where a rotation runs and what it restarts: the same for every credential, given its readers' release names in restart order. */

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
-import { GrantRevocationResource, type GrantRevocationArgs } from "../providers/openbao-grant-revocation";
+import type { GrantRevocationArgs } from "../providers/openbao-grant-revocation";
+import { GrantRevocationResource } from "../resources/openbao-grant-revocation";
 
 /**
  * The withdrawal of the admin issuer proxy's OpenBao grant, declared while the proxy is

@@ -5,11 +5,11 @@ import { catalogEntry, OPENBAO, type CatalogEntry } from "../catalog/control-pla
 import type { ClusterTarget } from "../resolve/clusters";
 import type { ControlPlaneCredentials } from "./credentials";
 import { OpenBaoGrantRevocation } from "./grant-revocation";
-import type { OpenBaoKvCredential } from "../providers/openbao-kv-credential";
-import type { OpenBaoMekRotation } from "../providers/openbao-mek-rotation";
-import type { NatsNkeyRotation } from "../providers/openbao-nkey-rotation";
-import type { CassandraPasswordRotation } from "../providers/openbao-cassandra-password";
-import type { OpenBaoRollout } from "../providers/openbao-rollout";
+import type { OpenBaoKvCredential } from "../resources/openbao-kv-credential";
+import type { OpenBaoMekRotation } from "../resources/openbao-mek-rotation";
+import type { NatsNkeyRotation } from "../resources/openbao-nkey-rotation";
+import type { CassandraPasswordRotation } from "../resources/openbao-cassandra-password";
+import type { OpenBaoRollout } from "../resources/openbao-rollout";
 import type { OpenBaoUpgradeArgs } from "./openbao-upgrade";
 import type { DeclaredReleases } from "./releases";
 import { cassandraPasswordRotation, mekRotation, natsNkeyRotation, sidecarPullCredential } from "./credential-rotation";

@@ -4,7 +4,7 @@ import type { ControlPlaneConfig } from "../../config/model/schema";
 import type { CatalogEntry } from "../catalog/control-plane";
 import { routeHostnames } from "../../config/model/derived-facts";
 import type { Namespaces } from "../kubernetes/namespaces";
-import type { SmokeCheck } from "../providers/smoke-check";
+import type { SmokeCheck } from "../resources/smoke-check";
 
 export interface ReleaseOutput {
     readonly name: pulumi.Output<string>;

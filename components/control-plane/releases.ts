@@ -7,10 +7,10 @@ import { OPENBAO } from "../catalog/control-plane";
 import type { RegistryAccess } from "../resolve/registry";
 import { declareRelease } from "../release/declare";
 import type { PlannedRelease } from "./plan";
-import type { OpenBaoJwtBaseline } from "../providers/openbao-jwt-baseline";
+import type { OpenBaoJwtBaseline } from "../resources/openbao-jwt-baseline";
 import { openbaoPodTemplate } from "./openbao-upgrade";
 import type { ReleaseGoal } from "../bundle/restart-warning";
-import { ReleaseDriftCorrection } from "../providers/release-drift-correction";
+import { ReleaseDriftCorrection } from "../resources/release-drift-correction";
 import { clusterReach, type ClusterTarget } from "../resolve/clusters";
 
 /** What the control plane's releases stand on: the foundation, the Gateways, and OpenBao's JWT baseline. */

@@ -5,7 +5,7 @@ import { declareRelease, releaseValues, versionOf } from "../release/declare";
 import { Namespaces, type NamespaceSpec } from "../kubernetes/namespaces";
 import { pullSecretPolicy } from "../kubernetes/pull-secret-policy";
 import { PullSecrets } from "../kubernetes/pull-secrets";
-import { Preflight } from "../providers/cluster-checks";
+import { Preflight } from "../resources/cluster-checks";
 import type { PreflightSpec } from "../../lib/health/checks";
 import type { ClusterReach } from "../../lib/cluster-access/reach";
 import type { RegistryAccess } from "../resolve/registry";

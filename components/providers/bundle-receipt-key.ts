@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import { randomBytes } from "node:crypto";
 import { defineProvider } from "./kit";
 
 /** The key's state: 32 random bytes as hex, a secret output. */
@@ -15,19 +15,5 @@ export const ReceiptKeyProvider = defineProvider<object, ReceiptKeyOutputs>({
     describe: () => "the bundle receipt's key",
     importRefused: "importing the receipt key is not supported; declare the bundle instead",
     id: () => "bundle-receipt-key",
-    create: async () => {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { randomBytes } = require("node:crypto") as typeof import("node:crypto");
-        return { key: randomBytes(32).toString("hex") };
-    },
+    create: async () => ({ key: randomBytes(32).toString("hex") }),
 });
-
-const provider = new ReceiptKeyProvider();
-
-/** The HMAC key of the receipt's values digests; it stays in the stack's state, never on the cluster. */
-export class ReceiptKey extends pulumi.dynamic.Resource {
-    declare readonly key: pulumi.Output<string>;
-    constructor(name: string, opts?: pulumi.CustomResourceOptions) {
-        super(provider, name, { key: undefined }, { ...opts, additionalSecretOutputs: ["key"] }, "nvcf", "BundleReceiptKey");
-    }
-}

@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/model/project";
 import {
     describeFailures,
@@ -88,21 +88,3 @@ async function run(inputs: ClusterChecksInputs, ctx: ProviderContext): Promise<C
 }
 
 export type ClusterChecksArgs = { [K in keyof ClusterChecksInputs]: pulumi.Input<ClusterChecksInputs[K]> };
-
-const provider = new ClusterChecksProvider();
-
-/** Preflight of one cluster: every release there depends on it. */
-export class Preflight extends pulumi.dynamic.Resource {
-    declare readonly results: pulumi.Output<CheckResult[]>;
-    constructor(name: string, args: Omit<ClusterChecksArgs, "kind" | "health" | "pollSeconds">, opts?: pulumi.CustomResourceOptions) {
-        super(provider, name, { ...args, kind: "preflight", pollSeconds: 0, results: undefined }, opts, "nvcf", "Preflight");
-    }
-}
-
-/** The health gate of one cluster: it depends on every release there. */
-export class HealthGate extends pulumi.dynamic.Resource {
-    declare readonly results: pulumi.Output<CheckResult[]>;
-    constructor(name: string, args: Omit<ClusterChecksArgs, "kind" | "preflight">, opts?: pulumi.CustomResourceOptions) {
-        super(provider, name, { ...args, kind: "health", results: undefined }, opts, "nvcf", "HealthGate");
-    }
-}

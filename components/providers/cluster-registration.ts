@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { ApiError, deleteCluster, Endpoint, getCluster, listClusters, mintAdminToken, putJwks, registerCluster } from "../../lib/icms/icms";
 import { kubeAccessOf, kubeconfigMap, type KubeconfigSource } from "../../lib/cluster-access/reach";
 import { ClusterIdentity, discoverClusterIdentity, discoverFromIssuer } from "../../lib/cluster-access/oidc-discovery";
@@ -178,24 +178,3 @@ function hint(err: unknown): string {
 export type ClusterRegistrationProvider = InstanceType<typeof ClusterRegistrationProvider>;
 
 export type ClusterRegistrationArgs = { [K in keyof ClusterRegistrationInputs]: pulumi.Input<ClusterRegistrationInputs[K]> };
-
-const provider = new ClusterRegistrationProvider();
-
-/** A GPU cluster registered with the control plane's ICMS. */
-export class ClusterRegistration extends pulumi.dynamic.Resource {
-    declare readonly clusterId: pulumi.Output<string>;
-    declare readonly clusterGroupId: pulumi.Output<string>;
-    declare readonly oidcIssuer: pulumi.Output<string>;
-    declare readonly jwksHash: pulumi.Output<string>;
-
-    constructor(name: string, args: ClusterRegistrationArgs, opts?: pulumi.CustomResourceOptions) {
-        super(
-            provider,
-            name,
-            { ...args, clusterId: undefined, clusterGroupId: undefined, oidcIssuer: undefined, jwksHash: undefined },
-            opts,
-            "nvcf",
-            "ClusterRegistration",
-        );
-    }
-}

@@ -94,7 +94,6 @@ export type KitProvider<I, O> = Required<pulumi.dynamic.ResourceProvider<I, O>>;
 export function defineProvider<I extends object, O extends I>(
     spec: ProviderSpec<I, O>,
 ): new (options?: ProviderOptions) => KitProvider<I, O> {
-    // Named: the SDK's serializer cannot parse an anonymous class ("')' expected").
     return class Provider implements KitProvider<I, O> {
         private ctx: ProviderContext;
 
@@ -192,7 +191,10 @@ export function changedInputs<T extends object>(olds: Partial<T>, news: T): (key
     return keys.filter((k) => canonicalJson(olds[k]) !== canonicalJson(news[k]));
 }
 
-/** Whether a declared input is not known yet; the `__provider` input holds the sentinel's text, so it is left out. */
+/**
+ * Whether a declared input is not known yet. The engine's `__provider` input is left out: a state
+ * written before providers were referenced holds a provider's whole code, the sentinel's text among it.
+ */
 export function hasUnknown(news: object): boolean {
     const { __provider: _source, ...declared } = news as { __provider?: string };
     return JSON.stringify(declared).includes(UNKNOWN_INPUT);

@@ -1,18 +1,8 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { getObject, listItems, type Kube } from "../../lib/kubernetes/client";
 import { excerpt } from "../../lib/http/client";
 import type { ClusterReach } from "../../lib/cluster-access/reach";
-import { NVCA_OPERATOR_NAMESPACE } from "../../lib/contracts/nvca";
 import { defineProvider } from "./kit";
-
-/** The CRDs the NVCA operator leaves behind (its chart deletes only nvcfbackends; the cluster document deletes all three). */
-export const NVCA_CRDS = [
-    "nvcfbackends.nvcf.nvidia.io",
-    "miniservices.nvca.nvcf.nvidia.io",
-    "storagerequests.nvca.nvcf.nvidia.io",
-] as const;
-/** NVCA's namespaces, as the cluster document deletes them after the uninstall; all made by this stack or the NVCA it installs. */
-export const NVCA_NAMESPACES = ["nvca-system", "nvcf-backend", "nvca-modelcache-init", NVCA_OPERATOR_NAMESPACE] as const;
 
 export interface NvcaTeardownInputs {
     readonly clusterName: string;
@@ -137,12 +127,3 @@ async function forceNamespace(kube: Kube, name: string): Promise<void> {
 }
 
 export type NvcaTeardownArgs = { [K in keyof NvcaTeardownInputs]: pulumi.Input<NvcaTeardownInputs[K]> };
-
-const provider = new NvcaTeardownProvider();
-
-/** NVCA's leftovers on one GPU cluster, removed on destroy after the operator's uninstall. */
-export class NvcaTeardown extends pulumi.dynamic.Resource {
-    constructor(name: string, args: NvcaTeardownArgs, opts?: pulumi.CustomResourceOptions) {
-        super(provider, name, args, opts, "nvcf", "NvcaTeardown");
-    }
-}

@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { runRotationJob } from "../../lib/cassandra/run-job";
 import { CASSANDRA, CASSANDRA_CREDS_KEY, CASSANDRA_SERVICE_ROLES } from "../../lib/cassandra/contract";
 import type { KvTarget } from "../../lib/openbao/contract";
@@ -128,23 +128,3 @@ async function readLogins(members: OpenBaoMembers, leader: string): Promise<{ ro
 }
 
 export type CassandraPasswordArgs = { [K in keyof CassandraPasswordInputs]: pulumi.Input<CassandraPasswordInputs[K]> };
-
-const provider = new CassandraPasswordProvider();
-
-/** Every Cassandra service role's password, in Cassandra and in OpenBao, kept equal to `cassandraPassword`. */
-export class CassandraPasswordRotation extends pulumi.dynamic.Resource {
-    declare readonly rotated: pulumi.Output<string[]>;
-    declare readonly written: pulumi.Output<string[]>;
-    declare readonly restarted: pulumi.Output<string[]>;
-    declare readonly drifted: pulumi.Output<string[]>;
-    constructor(name: string, args: CassandraPasswordArgs, opts?: pulumi.CustomResourceOptions) {
-        super(
-            provider,
-            name,
-            { ...args, rotated: undefined, written: undefined, restarted: undefined, drifted: undefined },
-            { ...opts, additionalSecretOutputs: ["password", "superuser"] },
-            "nvcf",
-            "CassandraPasswordRotation",
-        );
-    }
-}

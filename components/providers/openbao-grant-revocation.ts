@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/model/project";
 import { httpKube } from "../../lib/kubernetes/client";
 import { apiServer, type KubeAccess } from "../../lib/cluster-access/access";
@@ -113,14 +113,3 @@ async function connect(inputs: GrantRevocationInputs, ctx: ProviderContext): Pro
 }
 
 export type GrantRevocationArgs = { [K in keyof GrantRevocationInputs]: pulumi.Input<GrantRevocationInputs[K]> };
-
-const provider = new GrantRevocationProvider();
-
-/** The dynamic resource that revokes; `remaining` shows a grant a migration recreated. */
-export class GrantRevocationResource extends pulumi.dynamic.Resource {
-    declare readonly revoked: pulumi.Output<string[]>;
-    declare readonly remaining: pulumi.Output<string[]>;
-    constructor(name: string, args: GrantRevocationArgs, opts?: pulumi.CustomResourceOptions) {
-        super(provider, name, { ...args, revoked: undefined, remaining: undefined }, opts, "nvcf", "OpenBaoGrantRevocation");
-    }
-}

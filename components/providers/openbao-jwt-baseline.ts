@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { openBaoMembers, tokenSourceOf, type OpenBaoReach } from "../../lib/openbao/access";
 import { captureJwtBaseline, type JwtBaseline } from "../../lib/openbao/jwt-mounts";
 import { leaderOf } from "../../lib/openbao/leader";
@@ -44,13 +44,3 @@ export const JwtBaselineProvider = defineProvider<JwtBaselineInputs, JwtBaseline
 });
 
 export type JwtBaselineArgs = { [K in keyof JwtBaselineInputs]: pulumi.Input<JwtBaselineInputs[K]> };
-
-const provider = new JwtBaselineProvider();
-
-/** The JWT mounts' baseline, captured before the openbao-server release changes. */
-export class OpenBaoJwtBaseline extends pulumi.dynamic.Resource {
-    declare readonly baseline: pulumi.Output<JwtBaseline>;
-    constructor(name: string, args: JwtBaselineArgs, opts?: pulumi.CustomResourceOptions) {
-        super(provider, name, { ...args, baseline: undefined }, opts, "nvcf", "OpenBaoJwtBaseline");
-    }
-}

@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import type { KvTarget } from "../../lib/openbao/contract";
 import type { OpenBaoReach } from "../../lib/openbao/access";
 import { dockerAuthProblem, holds, kvName, latestVersion, readKv, writeKv, type KvVersion } from "../../lib/openbao/kv-credential";
@@ -113,23 +113,3 @@ function remains(written: readonly string[]): string {
 }
 
 export type KvCredentialArgs = { [K in keyof KvCredentialInputs]: pulumi.Input<KvCredentialInputs[K]> };
-
-const provider = new KvCredentialProvider();
-
-/** A credential in OpenBao kept equal to the stack file; `drifted` shows places a refresh found changed. */
-export class OpenBaoKvCredential extends pulumi.dynamic.Resource {
-    declare readonly written: pulumi.Output<string[]>;
-    declare readonly restarted: pulumi.Output<string[]>;
-    declare readonly drifted: pulumi.Output<string[]>;
-    constructor(name: string, args: KvCredentialArgs, opts?: pulumi.CustomResourceOptions) {
-        super(
-            provider,
-            name,
-            { ...args, written: undefined, restarted: undefined, drifted: undefined },
-            // The fields stay secret in the outputs as in the inputs.
-            { ...opts, additionalSecretOutputs: ["data"] },
-            "nvcf",
-            "OpenBaoKvCredential",
-        );
-    }
-}

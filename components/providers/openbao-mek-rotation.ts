@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { MEK_STORED_DATA, type KvTarget } from "../../lib/openbao/contract";
 import type { OpenBaoReach } from "../../lib/openbao/access";
 import { kvDataPath, kvName, readKv } from "../../lib/openbao/kv-credential";
@@ -128,22 +128,3 @@ function checked(data: Readonly<Record<string, unknown>>): ReturnType<typeof rea
 }
 
 export type MekRotationArgs = { [K in keyof MekRotationInputs]: pulumi.Input<MekRotationInputs[K]> };
-
-const provider = new MekRotationProvider();
-
-/** NVIDIA's MEK rotation, run when `credentialRotation.mekRotations` goes up. */
-export class OpenBaoMekRotation extends pulumi.dynamic.Resource {
-    declare readonly currentKid: pulumi.Output<string>;
-    declare readonly kids: pulumi.Output<string[]>;
-    declare readonly restarted: pulumi.Output<string[]>;
-    constructor(name: string, args: MekRotationArgs, opts?: pulumi.CustomResourceOptions) {
-        super(
-            provider,
-            name,
-            { ...args, currentKid: undefined, kids: undefined, restarted: undefined },
-            opts,
-            "nvcf",
-            "OpenBaoMekRotation",
-        );
-    }
-}

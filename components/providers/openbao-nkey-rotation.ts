@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { excerpt } from "../../lib/http/client";
 import type { Kube } from "../../lib/kubernetes/client";
 import { NATS, NKEY_SECRET } from "../../lib/nats/contract";
@@ -205,22 +205,3 @@ function describeHeld(held: readonly HeldConnection[]): string {
 }
 
 export type NkeyRotationArgs = { [K in keyof NkeyRotationInputs]: pulumi.Input<NkeyRotationInputs[K]> };
-
-const provider = new NkeyRotationProvider();
-
-/** The shared NATS NKey replaced when `credentialRotation.natsNkeyRotations` goes up. */
-export class NatsNkeyRotation extends pulumi.dynamic.Resource {
-    declare readonly publicKey: pulumi.Output<string>;
-    declare readonly rotatedAt: pulumi.Output<string>;
-    declare readonly restarted: pulumi.Output<string[]>;
-    constructor(name: string, args: NkeyRotationArgs, opts?: pulumi.CustomResourceOptions) {
-        super(
-            provider,
-            name,
-            { ...args, publicKey: undefined, rotatedAt: undefined, restarted: undefined },
-            opts,
-            "nvcf",
-            "NatsNkeyRotation",
-        );
-    }
-}

@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { PROJECT } from "../../config/model/project";
 import type { Kube } from "../../lib/kubernetes/client";
 import { openBaoMembers, tokenSourceOf, type OpenBaoReach } from "../../lib/openbao/access";
@@ -147,22 +147,3 @@ function offMessage(inputs: OpenBaoRolloutInputs, what: "changes" | "stale", sta
 }
 
 export type OpenBaoRolloutArgs = { [K in keyof OpenBaoRolloutInputs]: pulumi.Input<OpenBaoRolloutInputs[K]> };
-
-const provider = new OpenBaoRolloutProvider();
-
-/** The member-by-member rollout of OpenBao's StatefulSet, after its release. */
-export class OpenBaoRollout extends pulumi.dynamic.Resource {
-    declare readonly revision: pulumi.Output<string>;
-    declare readonly staleMembers: pulumi.Output<string[]>;
-    declare readonly replaced: pulumi.Output<string[]>;
-    constructor(name: string, args: OpenBaoRolloutArgs, opts?: pulumi.CustomResourceOptions) {
-        super(
-            provider,
-            name,
-            { ...args, revision: undefined, staleMembers: undefined, replaced: undefined, clusterId: undefined, jwtMounts: undefined },
-            opts,
-            "nvcf",
-            "OpenBaoRollout",
-        );
-    }
-}

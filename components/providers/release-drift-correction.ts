@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import { excerpt } from "../../lib/http/client";
 import type { Kube } from "../../lib/kubernetes/client";
 import { discovery } from "../../lib/kubernetes/discovery";
@@ -136,14 +136,3 @@ async function correct(inputs: DriftCorrectionInputs, ctx: ProviderContext): Pro
 }
 
 export type DriftCorrectionArgs = { [K in keyof DriftCorrectionInputs]: pulumi.Input<DriftCorrectionInputs[K]> };
-
-const provider = new DriftCorrectionProvider();
-
-/** A release's objects held to what Helm recorded (`releases.<name>.drift: correct`), after the release. */
-export class ReleaseDriftCorrection extends pulumi.dynamic.Resource {
-    declare readonly corrected: pulumi.Output<string[]>;
-    declare readonly drifted: pulumi.Output<string[]>;
-    constructor(name: string, args: DriftCorrectionArgs, opts?: pulumi.CustomResourceOptions) {
-        super(provider, name, { ...args, corrected: undefined, drifted: undefined }, opts, "nvcf", "ReleaseDriftCorrection");
-    }
-}

@@ -1,4 +1,4 @@
-import * as pulumi from "@pulumi/pulumi";
+import type * as pulumi from "@pulumi/pulumi";
 import type { ClusterReach } from "../../lib/cluster-access/reach";
 import { installedReleases } from "../../lib/health/helm-releases";
 import { runReleaseTests, SMOKE_FIELD_MANAGER, testHooks, type HookRun } from "../../lib/smoke/helm-tests";
@@ -102,14 +102,3 @@ async function runSmoke(inputs: SmokeCheckInputs, ctx: ProviderContext): Promise
 }
 
 export type SmokeCheckArgs = { [K in keyof SmokeCheckInputs]: pulumi.Input<SmokeCheckInputs[K]> };
-
-const provider = new SmokeCheckProvider();
-
-/** The smoke check after the control plane's health gate (`checks.smoke`). */
-export class SmokeCheck extends pulumi.dynamic.Resource {
-    declare readonly helmTestRuns: pulumi.Output<HookRun[]>;
-    declare readonly platformRun: pulumi.Output<PlatformRun | undefined>;
-    constructor(name: string, args: SmokeCheckArgs, opts?: pulumi.CustomResourceOptions) {
-        super(provider, name, { ...args, helmTestRuns: undefined, platformRun: undefined }, opts, "nvcf", "SmokeCheck");
-    }
-}

@@ -8,7 +8,6 @@ import { openbaoRolloutSchema } from "./openbao-rollout-schema";
 import { credentialRotationSchema } from "./credential-rotation-schema";
 import { bundleSchema } from "./bundle-schema";
 
-// In a module of its own, so the dynamic providers' serialized code captures a string, not the schemas.
 export { PROJECT } from "./project";
 
 /** The structured (non-secret) keys, each with its schema; a parse gives them in this order. */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { excerpt, httpRequest, HttpRequest, HttpResponse, jsonBody } from "../http/client";
 import { apiServer, KubeAccess } from "./access";
 
@@ -23,8 +24,6 @@ const JWKS_ACCEPT = "application/jwk-set+json, application/json";
 
 /** sha256 over the JWKS with sorted keys, so formatting never looks like a rotation. */
 export function jwksHash(jwks: string): string {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { createHash } = require("node:crypto") as typeof import("node:crypto");
     const canonical = (value: unknown): unknown =>
         Array.isArray(value)
             ? value.map(canonical)

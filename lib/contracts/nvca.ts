@@ -4,10 +4,19 @@
  * Every row is in docs/contracts.md.
  */
 
-/** The NVCFBackend custom resource (group, version and plural of its CRD). */
 /** The NVCA operator's namespace: its ResourceQuota, image mirror and cleanup hard-code it. */
 export const NVCA_OPERATOR_NAMESPACE = "nvca-operator";
 
+/** The CRDs the NVCA operator leaves behind (its chart deletes only nvcfbackends; the cluster document deletes all three). */
+export const NVCA_CRDS = [
+    "nvcfbackends.nvcf.nvidia.io",
+    "miniservices.nvca.nvcf.nvidia.io",
+    "storagerequests.nvca.nvcf.nvidia.io",
+] as const;
+/** NVCA's namespaces, as the cluster document deletes them after the uninstall; all made by this stack or the NVCA it installs. */
+export const NVCA_NAMESPACES = ["nvca-system", "nvcf-backend", "nvca-modelcache-init", NVCA_OPERATOR_NAMESPACE] as const;
+
+/** The NVCFBackend custom resource (group, version and plural of its CRD). */
 export const NVCF_BACKEND = { group: "nvcf.nvidia.io", version: "v1", plural: "nvcfbackends" } as const;
 
 /** `AgentStatus` constants, written to `status.agentStatus` (omitted until the agent reports). */

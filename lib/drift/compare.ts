@@ -8,7 +8,7 @@ export interface FieldDifference {
     readonly live: unknown;
 }
 
-/** What the API server keeps about an object rather than in it: never drift. (An array: a provider's serialized code loses a Set.) */
+/** What the API server keeps about an object rather than in it: never drift. */
 const BOOKKEEPING: readonly string[] = [
     "metadata.managedFields",
     "metadata.resourceVersion",

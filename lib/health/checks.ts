@@ -1,3 +1,4 @@
+import * as zlib from "node:zlib";
 /**
  * The checks of preflight, the health gate and `npm run status`: small functions over a
  * Kubernetes API client, each answering one question with one sentence and, when it fails, the fix.
@@ -296,8 +297,6 @@ export async function accountBootstrap(kube: Kube, spec: NonNullable<HealthSpec[
 
 /** The phase of a hook's last run, as Helm recorded it in the release's newest Secret. */
 export async function hookPhase(kube: Kube, namespace: string, release: string, hook: string): Promise<string | undefined> {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const zlib = require("node:zlib") as typeof import("node:zlib");
     const secrets = await listItems(
         kube,
         `/api/v1/namespaces/${namespace}/secrets?labelSelector=${encodeURIComponent(`owner=helm,name=${release}`)}`,

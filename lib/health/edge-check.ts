@@ -1,3 +1,4 @@
+import * as tls from "node:tls";
 import { GATEWAY_API } from "../contracts/gateway-api";
 import { excerpt, HttpError, httpRequest } from "../http/client";
 import type { CheckResult } from "./check-result";
@@ -38,8 +39,6 @@ const CERTIFICATE_ERRORS = [
 const inconclusive = (detail: string, fix: string): CheckResult => ({ name: EDGE_CHECK, ok: false, inconclusive: true, detail, fix });
 
 export async function adminRouteAtEdge(kube: Kube, probe: EdgeRouteProbe): Promise<CheckResult> {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- required inside: dynamic providers serialize this function
-    const tls = require("node:tls") as typeof import("node:tls");
     const url = `https://${probe.host}${probe.port === 443 ? "" : `:${probe.port}`}${probe.path}`;
     const gateway = `${probe.gateway.namespace}/${probe.gateway.name}`;
     let address = probe.address;

@@ -1,3 +1,5 @@
+import * as http from "node:http";
+import * as https from "node:https";
 /**
  * The one small HTTP client of the dynamic providers: JSON in and out, a Host header override
  * (dialling a bare gateway), per-request TLS settings, a deadline per attempt (idle and
@@ -5,8 +7,7 @@
  * `Retry-After` up to a bound. Built on node:http(s), not fetch, because fetch
  * can set neither the Host header nor per-request TLS options.
  *
- * Dynamic providers are serialized with their closures: Node modules are required inside the
- * functions, and nothing here holds a secret.
+ * Nothing here holds a secret.
  */
 
 export interface TlsOptions {
@@ -132,10 +133,6 @@ function unsafeHeader(req: HttpRequest): string | undefined {
 }
 
 function sendOnce(req: HttpRequest): Promise<HttpResponse> {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const http = require("node:http") as typeof import("node:http");
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const https = require("node:https") as typeof import("node:https");
     const url = new URL(req.url);
     const secure = url.protocol === "https:";
     const body = req.body === undefined ? undefined : typeof req.body === "string" ? req.body : JSON.stringify(req.body);
@@ -149,7 +146,7 @@ function sendOnce(req: HttpRequest): Promise<HttpResponse> {
     const timeoutMs = req.timeoutMs ?? 30_000;
     return new Promise((resolve, reject) => {
         let answered = false;
-        // Declared before the callbacks that clear it (the closure serializer needs it in scope).
+        // Declared before the callbacks that clear it.
         let deadline: ReturnType<typeof setTimeout> | undefined = undefined;
         const options = {
             method: req.method,

@@ -17,8 +17,7 @@ const groupVersionPath = (apiVersion: string) => (apiVersion.includes("/") ? `/a
 
 /**
  * The API server's discovery (`/api/v1`, `/apis/<group>/<version>`: an APIResourceList), each
- * group version asked once. A closure, not a class: a dynamic provider's serialized code keeps
- * functions and what they capture, and would lose a class's field initializers.
+ * group version asked once.
  */
 export function discovery(kube: Kube): Discovery {
     const lists = new Map<string, Promise<Map<string, ApiResource>>>();

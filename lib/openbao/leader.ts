@@ -3,10 +3,7 @@ import { openBaoMembers, tokenSourceOf, type OpenBaoReach } from "./access";
 import { MemberAnswerError, type MemberHealth, type OpenBaoMembers } from "./members";
 import { readMemberPods, readStatefulSet } from "./statefulset";
 
-/**
- * Which of OpenBao's members leads. In a module of its own, so the providers that only need the
- * leader (the credentials, the JWT baseline) do not carry the rollout in their serialized code.
- */
+/** Which of OpenBao's members leads. */
 
 /** OpenBao's StatefulSet: its members are the pods `<statefulSet>-<ordinal>`. */
 export interface RolloutTarget {

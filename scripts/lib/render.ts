@@ -67,10 +67,10 @@ export function toRenderedStack(
 }
 
 /**
- * A dynamic resource's `__provider` input is its provider's code, serialized with everything
- * the closure captures: tens of kilobytes nobody reviews, which may hold captured values. Its
- * digest still changes exactly when the code does (the serialization holds no paths), and
- * that change is real: Pulumi updates the resource.
+ * A dynamic resource's `__provider` input is the serialized reference to its provider's code
+ * (components/resources/provider-reference.ts): kilobytes of loader nobody reviews. It holds the
+ * code's digest and no path outside the project, so its own digest changes exactly when the code
+ * the provider runs does, and that change is real: Pulumi updates the resource.
  */
 function condenseDynamicProvider(type: string, inputs: Record<string, unknown>): Record<string, unknown> {
     const code = inputs.__provider;

@@ -2,7 +2,7 @@ import { HELM_RELEASE, ReleaseInfo, releaseInfo, RenderedResource, RenderedStack
 import { replacementFields } from "./replacement";
 import { diffValues, ValueChange } from "./value-diff";
 
-/** A dynamic resource's type prefix, and the input that holds its provider's serialised code. */
+/** A dynamic resource's type prefix, and the input that references its provider's code (with the code's digest). */
 const DYNAMIC = "pulumi-nodejs:dynamic/";
 const PROVIDER_CODE = "__provider";
 

@@ -68,8 +68,14 @@ describe("plan-diff on a fresh clone", () => {
     });
 
     test("a change to a dynamic provider's code alone: one line per resource it serves, exit 1", async () => {
-        // The health gate's provider, found by the resource type it registers.
-        const file = findFile(path.join(clone, "components"), (text) => /"nvcf",\s*"HealthGate"/.test(text));
+        // The health gate's provider: the code its resource (found by the type it registers) references.
+        const resource = fs.readFileSync(
+            findFile(path.join(clone, "components"), (text) => /"nvcf",\s*"HealthGate"/.test(text)),
+            "utf8",
+        );
+        const name = /providerReference\("([\w-]+)"/.exec(resource);
+        assert.ok(name, "the health gate names no provider");
+        const file = path.join(clone, "components", "providers", `${name[1]}.ts`);
         const text = fs.readFileSync(file, "utf8");
         // A function of the provider's (the kit's specs call module functions): the first async one.
         const body = /\nasync function \w+\([^)]*\)[^{]*\{\n/.exec(text);
