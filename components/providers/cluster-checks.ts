@@ -11,7 +11,8 @@ import {
 } from "../../lib/health/checks";
 import type { Kube } from "../../lib/kubernetes/client";
 import type { ClusterReach } from "../../lib/cluster-access/reach";
-import { defineProvider, messageOf, type ProviderContext } from "./kit";
+import { defineProvider, type ProviderContext } from "./kit";
+import { messageOf } from "../../lib/text/message-of";
 
 export interface ClusterChecksInputs {
     readonly kind: "preflight" | "health";

@@ -4,6 +4,7 @@ import { PROJECT } from "../../config/model/project";
 import type { Kube } from "../../lib/kubernetes/client";
 import { connect } from "../../lib/kubernetes/connect";
 import { canonicalJson } from "../../lib/text/canonical-json";
+import { messageOf } from "../../lib/text/message-of";
 import type { ClusterReach, KubeSecrets } from "../../lib/cluster-access/reach";
 
 /** What a test puts in place of the running systems; the engine's providers take none of it. */
@@ -198,9 +199,4 @@ export function changedInputs<T extends object>(olds: Partial<T>, news: T): (key
 export function hasUnknown(news: object): boolean {
     const { __provider: _source, ...declared } = news as { __provider?: string };
     return JSON.stringify(declared).includes(UNKNOWN_INPUT);
-}
-
-/** The message of anything thrown. */
-export function messageOf(err: unknown): string {
-    return err instanceof Error ? err.message : String(err);
 }

@@ -4,7 +4,8 @@ import type { OpenBaoReach } from "../../lib/openbao/access";
 import { dockerAuthProblem, holds, kvName, latestVersion, readKv, writeKv, type KvVersion } from "../../lib/openbao/kv-credential";
 import { restartReaders, type CredentialReader } from "../../lib/openbao/readers";
 import { openBaoLeader } from "./openbao-leader";
-import { defineProvider, messageOf, UNKNOWN_INPUT, type CheckFailure, type ProviderContext } from "./kit";
+import { defineProvider, UNKNOWN_INPUT, type CheckFailure, type ProviderContext } from "./kit";
+import { messageOf } from "../../lib/text/message-of";
 
 /** One credential kept in OpenBao's kv-v2 secrets, and who reads it. */
 export interface KvCredentialInputs extends OpenBaoReach {

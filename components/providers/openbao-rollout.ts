@@ -6,7 +6,8 @@ import { verifyJwtMounts, type JwtBaseline, type JwtMountReport } from "../../li
 import type { OpenBaoMembers } from "../../lib/openbao/members";
 import { leaderOf, type RolloutTarget } from "../../lib/openbao/leader";
 import { memberRevisions, rollOut } from "../../lib/openbao/rollout";
-import { defineProvider, messageOf, type ProviderContext } from "./kit";
+import { defineProvider, type ProviderContext } from "./kit";
+import { messageOf } from "../../lib/text/message-of";
 
 export interface OpenBaoRolloutInputs extends OpenBaoReach {
     /** What the members' pod template is made of (the chart version, the server's values): a change is a rollout in the plan. */

@@ -8,7 +8,8 @@ import { releaseHistory } from "../../lib/health/helm-releases";
 import { correctionPatch, recreated } from "../../lib/drift/correction";
 import { compareRelease, type ObjectComparison } from "../../lib/drift/release-objects";
 import { BUILT_IN_IGNORES, userRules, type UserDriftIgnore } from "../../lib/drift/rules";
-import { defineProvider, messageOf, type ProviderContext } from "./kit";
+import { defineProvider, type ProviderContext } from "./kit";
+import { messageOf } from "../../lib/text/message-of";
 
 export interface DriftCorrectionInputs {
     readonly reach: ClusterReach;

@@ -14,6 +14,7 @@ import { sharedNkeyHolders } from "./nats-nkey-check";
 
 export { failed, type CheckResult } from "./check-result";
 import { getObject, listItems, type Kube } from "../kubernetes/client";
+import { messageOf } from "../text/message-of";
 
 /** The oldest Kubernetes the program supports: nvcf-cli's own preflight refuses kubectl older than 1.28. */
 export const MIN_KUBERNETES = { major: 1, minor: 28 } as const;
@@ -71,7 +72,7 @@ async function guarded(name: string, fix: string, run: () => Promise<CheckResult
         const r = await run();
         return Array.isArray(r) ? r : [r];
     } catch (err) {
-        return [fail(name, `could not be checked: ${err instanceof Error ? err.message : String(err)}`, fix)];
+        return [fail(name, `could not be checked: ${messageOf(err)}`, fix)];
     }
 }
 
@@ -84,7 +85,7 @@ export async function kubernetesVersion(kube: Kube): Promise<CheckResult> {
     } catch (err) {
         return fail(
             name,
-            `the API server ${kube.server} could not be reached: ${err instanceof Error ? err.message : String(err)}`,
+            `the API server ${kube.server} could not be reached: ${messageOf(err)}`,
             "check the kubeconfig's server, context and credentials (kubectl get --raw /version), and that this machine reaches it",
         );
     }

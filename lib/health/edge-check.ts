@@ -3,6 +3,7 @@ import { GATEWAY_API } from "../contracts/gateway-api";
 import { excerpt, HttpError, httpRequest } from "../http/client";
 import type { CheckResult } from "./check-result";
 import { getObject, type Kube } from "../kubernetes/client";
+import { messageOf } from "../text/message-of";
 
 /**
  * The admin route checked where users reach it, not only in the cluster: a load balancer that
@@ -81,7 +82,7 @@ export async function adminRouteAtEdge(kube: Kube, probe: EdgeRouteProbe): Promi
         return verdict(res.status, res.body);
     } catch (err) {
         const code = err instanceof HttpError ? err.code : undefined;
-        const reason = err instanceof Error ? err.message : String(err);
+        const reason = messageOf(err);
         if (code && CERTIFICATE_ERRORS.includes(code)) {
             // The routing answer, read past the certificate as NVIDIA's steps do with curl -k: a route still served fails.
             const routing = await get(true).catch(() => undefined);

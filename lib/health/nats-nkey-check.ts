@@ -3,6 +3,7 @@ import { NATS, NKEY_SECRET } from "../nats/contract";
 import { NKEY_SECRET_NAME, readNkeySecret, type NkeySecret } from "../nats/nkey-secret";
 import { workersHoldingKey } from "../nats/workers";
 import type { CheckResult } from "./check-result";
+import { messageOf } from "../text/message-of";
 
 /**
  * In token mode: which workers still hold the shared NKey, the fact the control-plane operations
@@ -20,7 +21,7 @@ export async function sharedNkeyHolders(kube: Kube): Promise<CheckResult> {
         secret = await readNkeySecret(kube);
     } catch (err) {
         // Information only: a read that throws is inconclusive, never a failure of the gate.
-        const reason = err instanceof Error ? err.message : String(err);
+        const reason = messageOf(err);
         return inconclusive(
             `the shared NKey's holders could not be looked for: ${reason}`,
             `kubectl -n ${NATS.namespace} get secret ${NKEY_SECRET.name}`,

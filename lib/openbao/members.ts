@@ -2,6 +2,7 @@ import type { Kube, KubeAnswer } from "../kubernetes/client";
 import { excerpt } from "../http/client";
 import { explain } from "./client";
 import { OPENBAO_API } from "./contract";
+import { messageOf } from "../text/message-of";
 
 /** Where OpenBao's members listen: pod `<statefulSet>-<ordinal>` in `namespace`, on `port`. */
 export interface MemberEndpoint {
@@ -91,7 +92,7 @@ export function podProxyMembers(kube: Kube, endpoint: MemberEndpoint, token: () 
                 headers,
             );
         } catch (err) {
-            throw new MemberAnswerError(pod, `${method} /v1/${path} got no answer: ${err instanceof Error ? err.message : String(err)}`);
+            throw new MemberAnswerError(pod, `${method} /v1/${path} got no answer: ${messageOf(err)}`);
         }
     };
     const bad = (pod: string, method: string, path: string, res: KubeAnswer, what?: string) =>

@@ -1,6 +1,7 @@
 import { FUNCTIONS, functionVersionPath, type FunctionDto } from "../nvcf-api/contract";
 import { call, mintAdminToken, type Endpoint } from "../icms/icms";
 import { excerpt, jsonBody, type HttpResponse } from "../http/client";
+import { messageOf } from "../text/message-of";
 
 /** Where the platform smoke check reaches the control plane: through the Gateway, as a user's first call does. */
 export interface PlatformTarget {
@@ -80,7 +81,7 @@ export async function platformSmoke(
         try {
             return await work();
         } catch (err) {
-            step(name, false, err instanceof Error ? err.message : String(err));
+            step(name, false, messageOf(err));
             return undefined;
         }
     };

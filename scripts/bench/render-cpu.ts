@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { messageOf } from "../../lib/text/message-of";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const RENDER = ["--import", "tsx", "scripts/render/main.ts", "--stack", "dev"];
@@ -100,6 +101,6 @@ function main(argv: readonly string[]): number {
 try {
     process.exitCode = main(process.argv.slice(2));
 } catch (err) {
-    console.error(err instanceof Error ? err.message : String(err));
+    console.error(messageOf(err));
     process.exitCode = 1;
 }

@@ -1,3 +1,4 @@
+import { messageOf } from "../../lib/text/message-of";
 /** What the commands say when the Pulumi CLI, which the Automation API runs, fails or is missing. */
 
 export const PULUMI_CLI_MISSING =
@@ -23,6 +24,6 @@ export function cliError(error: unknown): string {
     const result = e.commandResult;
     const spawnError = result?.err ?? (error as { code?: string; path?: string });
     if (spawnError?.code === "ENOENT" && /(^|\/)pulumi$/.test(spawnError.path ?? "")) return PULUMI_CLI_MISSING;
-    const text = (result?.stderr ?? (error instanceof Error ? error.message : String(error))).trim();
+    const text = (result?.stderr ?? messageOf(error)).trim();
     return text || `the Pulumi CLI exited with code ${result?.code ?? "unknown"} and said nothing on stderr`;
 }

@@ -6,6 +6,7 @@
 import type { EngineEvent, Stack } from "@pulumi/pulumi/automation";
 import type { PlannedStep } from "./stages";
 import { describeStep } from "./stages";
+import { messageOf } from "../../lib/text/message-of";
 
 export interface Engine {
     /** The changes a preview shows (targeted when `targets` is given); reads and unchanged resources left out. */
@@ -40,7 +41,7 @@ export function stepOf(event: EngineEvent): PlannedStep | undefined {
 
 /** The engine's own error lines out of a failed command's output (its `error:` lines), else its last lines. */
 export function engineErrors(error: unknown): string {
-    const text = error instanceof Error ? error.message : String(error);
+    const text = messageOf(error);
     const lines = text.split("\n").map((l) => l.trim());
     const errors = lines.filter((l) => /^error:/.test(l) && !/^error: update failed$/.test(l));
     return (errors.length > 0 ? errors : lines.filter((l) => l).slice(-6)).join("\n");
