@@ -11,7 +11,6 @@
  * Tools: scripts/e2e/build-tools.sh (helm included). Run: npm run test:e2e.
  */
 import * as assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -20,6 +19,7 @@ import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import { CATALOG } from "../../components/catalog/control-plane";
 import { releaseHistory } from "../../lib/health/helm-releases";
 import type { Kube as ProgramKube } from "../../lib/kubernetes/client";
+import { runToEnd } from "../support/background";
 import { FakeControlPlane } from "../support/fake-icms";
 import { FakeOpenBao } from "../support/fake-openbao";
 import { finalizingNamespaces, e2eSkip, findTools, Kube, LocalCluster } from "./cluster";
@@ -168,19 +168,10 @@ describe("recovery: a killed pulumi up or destroy comes back with npm run recove
     }
 
     /** A command of the user's, in the project with the suite's environment; its transcript goes to the log. */
-    function command(bin: string, args: string[]): Promise<CliResult> {
-        return new Promise((resolve, reject) => {
-            const child = spawn(bin, args, { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] });
-            let stdout = "";
-            let stderr = "";
-            child.stdout.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-            child.stderr.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-            child.on("error", reject);
-            child.on("close", (code) => {
-                recoverLog.push(`$ ${path.basename(bin)} ${args.join(" ")}\n${stdout}${stderr}(exit ${code})`);
-                resolve({ code: code ?? 1, stdout, stderr });
-            });
-        });
+    async function command(bin: string, args: string[]): Promise<CliResult> {
+        const { code, stdout, stderr } = await runToEnd(bin, args, { cwd: project, env });
+        recoverLog.push(`$ ${path.basename(bin)} ${args.join(" ")}\n${stdout}${stderr}(exit ${code})`);
+        return { code: code ?? 1, stdout, stderr };
     }
 
     /** `npm run recover`, as the README gives it. */
