@@ -3,7 +3,7 @@ import type { CheckResult } from "../../lib/health/checks";
 import type { ClusterChecksArgs } from "../providers/cluster-checks";
 import { providerReference } from "./provider-reference";
 
-const provider = providerReference("cluster-checks", "ClusterChecksProvider");
+const provider = providerReference("cluster-checks");
 
 /** Preflight of one cluster: every release there depends on it. */
 export class Preflight extends pulumi.dynamic.Resource {

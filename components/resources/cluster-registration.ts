@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { ClusterRegistrationArgs } from "../providers/cluster-registration";
 import { providerReference } from "./provider-reference";
 
-const provider = providerReference("cluster-registration", "ClusterRegistrationProvider");
+const provider = providerReference("cluster-registration");
 
 /** A GPU cluster registered with the control plane's ICMS. */
 export class ClusterRegistration extends pulumi.dynamic.Resource {

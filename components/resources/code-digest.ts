@@ -19,7 +19,7 @@ const BARE_IMPORT = /(?:\bimport\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["'](\.[^
 export function codeDigest(file: string, root: string = PROJECT_ROOT): string {
     const hash = createHash("sha256");
     for (const source of importClosure(path.resolve(root, file)))
-        hash.update(`${path.relative(root, source).split(path.sep).join("/")}\n${fs.readFileSync(source, "utf8")}\n`);
+        hash.update(`${path.relative(root, source).split(path.sep).join("/")}\n${sourceOf(source).text}\n`);
     return hash.digest("hex");
 }
 
@@ -29,25 +29,27 @@ export function importClosure(file: string): string[] {
     const visit = (at: string): void => {
         if (seen.has(at)) return;
         seen.add(at);
-        for (const target of localImports(at)) visit(target);
+        for (const target of sourceOf(at).imports) visit(target);
     };
     visit(file);
     return [...seen].sort();
 }
 
-const importsCache = new Map<string, string[]>();
+/** A file's text and the project files it imports, read once per process: providers share most of theirs. */
+const sources = new Map<string, { readonly text: string; readonly imports: readonly string[] }>();
 
-function localImports(file: string): string[] {
-    const cached = importsCache.get(file);
+function sourceOf(file: string): { readonly text: string; readonly imports: readonly string[] } {
+    const cached = sources.get(file);
     if (cached) return cached;
     const text = fs.readFileSync(file, "utf8");
     const specifiers = [
         ...[...text.matchAll(VALUE_IMPORT)].filter((m) => !m[1]).map((m) => m[2]),
         ...[...text.matchAll(BARE_IMPORT)].map((m) => m[1]),
     ];
-    const found = [...new Set(specifiers.map((s) => resolveSource(file, s)).filter((f): f is string => f !== undefined))];
-    importsCache.set(file, found);
-    return found;
+    const imports = [...new Set(specifiers.map((s) => resolveSource(file, s)).filter((f): f is string => f !== undefined))];
+    const source = { text, imports };
+    sources.set(file, source);
+    return source;
 }
 
 function resolveSource(from: string, specifier: string): string | undefined {

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { CassandraPasswordArgs } from "../providers/openbao-cassandra-password";
 import { providerReference } from "./provider-reference";
 
-const provider = providerReference("openbao-cassandra-password", "CassandraPasswordProvider");
+const provider = providerReference("openbao-cassandra-password");
 
 /** Every Cassandra service role's password, in Cassandra and in OpenBao, kept equal to `cassandraPassword`. */
 export class CassandraPasswordRotation extends pulumi.dynamic.Resource {

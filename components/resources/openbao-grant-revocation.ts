@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { GrantRevocationArgs } from "../providers/openbao-grant-revocation";
 import { providerReference } from "./provider-reference";
 
-const provider = providerReference("openbao-grant-revocation", "GrantRevocationProvider");
+const provider = providerReference("openbao-grant-revocation");
 
 /** The dynamic resource that revokes; `remaining` shows a grant a migration recreated. */
 export class GrantRevocationResource extends pulumi.dynamic.Resource {

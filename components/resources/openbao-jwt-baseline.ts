@@ -3,7 +3,7 @@ import type { JwtBaseline } from "../../lib/openbao/jwt-mounts";
 import type { JwtBaselineArgs } from "../providers/openbao-jwt-baseline";
 import { providerReference } from "./provider-reference";
 
-const provider = providerReference("openbao-jwt-baseline", "JwtBaselineProvider");
+const provider = providerReference("openbao-jwt-baseline");
 
 /** The JWT mounts' baseline, captured before the openbao-server release changes. */
 export class OpenBaoJwtBaseline extends pulumi.dynamic.Resource {

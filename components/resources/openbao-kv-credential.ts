@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { KvCredentialArgs } from "../providers/openbao-kv-credential";
 import { providerReference } from "./provider-reference";
 
-const provider = providerReference("openbao-kv-credential", "KvCredentialProvider");
+const provider = providerReference("openbao-kv-credential");
 
 /** A credential in OpenBao kept equal to the stack file; `drifted` shows places a refresh found changed. */
 export class OpenBaoKvCredential extends pulumi.dynamic.Resource {

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { MekRotationArgs } from "../providers/openbao-mek-rotation";
 import { providerReference } from "./provider-reference";
 
-const provider = providerReference("openbao-mek-rotation", "MekRotationProvider");
+const provider = providerReference("openbao-mek-rotation");
 
 /** NVIDIA's MEK rotation, run when `credentialRotation.mekRotations` goes up. */
 export class OpenBaoMekRotation extends pulumi.dynamic.Resource {

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { NkeyRotationArgs } from "../providers/openbao-nkey-rotation";
 import { providerReference } from "./provider-reference";
 
-const provider = providerReference("openbao-nkey-rotation", "NkeyRotationProvider");
+const provider = providerReference("openbao-nkey-rotation");
 
 /** The shared NATS NKey replaced when `credentialRotation.natsNkeyRotations` goes up. */
 export class NatsNkeyRotation extends pulumi.dynamic.Resource {

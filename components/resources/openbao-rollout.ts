@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { OpenBaoRolloutArgs } from "../providers/openbao-rollout";
 import { providerReference } from "./provider-reference";
 
-const provider = providerReference("openbao-rollout", "OpenBaoRolloutProvider");
+const provider = providerReference("openbao-rollout");
 
 /** The member-by-member rollout of OpenBao's StatefulSet, after its release. */
 export class OpenBaoRollout extends pulumi.dynamic.Resource {

@@ -34,13 +34,13 @@ type HostProvider = Required<pulumi.dynamic.ResourceProvider>;
  * everything their functions reach, cost most of an evaluation. The engine's provider host loads
  * the code when the resource's first operation runs.
  */
-export function providerReference<N extends ProviderName>(name: N, exportName: (typeof PROVIDERS)[N]): HostProvider {
+export function providerReference(name: ProviderName): HostProvider {
     const file = `components/providers/${name}.ts`;
-    return referenceTo(file, exportName, codeDigest(file));
+    return referenceTo(file, PROVIDERS[name], codeDigest(file));
 }
 
 /** The object serialised: it captures its strings and the loader, nothing else. */
-export function referenceTo(file: string, exportName: string, digest: string): HostProvider {
+function referenceTo(file: string, exportName: string, digest: string): HostProvider {
     // In the state, beside the resource's inputs: which code serves it.
     const source = `${file}#${exportName} sha256:${digest}`;
     const provider = (): HostProvider => loadProvider(source, file, exportName);
@@ -62,7 +62,7 @@ export function referenceTo(file: string, exportName: string, digest: string): H
  * captured variables are made anew on each call, and `configure` must reach the same instance as
  * `create`.
  */
-export function loadProvider(source: string, file: string, exportName: string): HostProvider {
+function loadProvider(source: string, file: string, exportName: string): HostProvider {
     const host = globalThis as { nvcfProviders?: Map<string, HostProvider>; nvcfTsx?: unknown };
     const loaded = (host.nvcfProviders ??= new Map());
     const cached = loaded.get(source);

@@ -2,7 +2,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { DriftCorrectionArgs } from "../providers/release-drift-correction";
 import { providerReference } from "./provider-reference";
 
-const provider = providerReference("release-drift-correction", "DriftCorrectionProvider");
+const provider = providerReference("release-drift-correction");
 
 /** A release's objects held to what Helm recorded (`releases.<name>.drift: correct`), after the release. */
 export class ReleaseDriftCorrection extends pulumi.dynamic.Resource {

@@ -4,7 +4,7 @@ import type { PlatformRun } from "../../lib/smoke/platform";
 import type { SmokeCheckArgs } from "../providers/smoke-check";
 import { providerReference } from "./provider-reference";
 
-const provider = providerReference("smoke-check", "SmokeCheckProvider");
+const provider = providerReference("smoke-check");
 
 /** The smoke check after the control plane's health gate (`checks.smoke`). */
 export class SmokeCheck extends pulumi.dynamic.Resource {
