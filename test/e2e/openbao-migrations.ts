@@ -18,6 +18,23 @@ async function ok(call: BaoCall, method: string, apiPath: string, body?: unknown
     if (res.status < 200 || res.status > 299) throw new Error(`${method} ${apiPath}: ${res.status} ${res.text}`);
 }
 
+/**
+ * utils/functions.sh enable_secrets_mount for kv-v2 (a mount made already is kept), then ready for writes: a new kv-v2
+ * mount answers 400 "Upgrading from non-versioned to versioned data" until its upgrade ends (OpenBao v2.5.5
+ * builtin/logical/kv/upgrade.go; OpenBao's own tests wait it out). `probe` is a key under the mount to read meanwhile.
+ */
+export async function mountKvV2(call: BaoCall, mount: string, probe: string, timeoutMs = 60_000): Promise<void> {
+    const made = await call("POST", `sys/mounts/${mount}`, { type: "kv", options: { version: "2" } });
+    if (made.status !== 204 && !/path is already in use/.test(made.text)) throw new Error(`mount ${mount}: ${made.status} ${made.text}`);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+        const read = await call("GET", `${mount}/data/${probe}`);
+        if (read.status !== 400 || !/Upgrading from non-versioned/.test(read.text)) return;
+        if (Date.now() > deadline) throw new Error(`${mount} still upgrading to kv-v2 after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 100));
+    }
+}
+
 /** deploy.sh register_and_enable_jwt_plugin: once, by the binary's SHA-256, with no version (the plugin reports none). */
 export async function registerJwtPlugin(call: BaoCall, sha256: string, version?: string): Promise<void> {
     await ok(call, "PUT", `sys/plugins/catalog/secret/${JWT_PLUGIN}`, { sha256, command: JWT_PLUGIN, ...(version ? { version } : {}) });

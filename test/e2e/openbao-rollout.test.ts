@@ -17,7 +17,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { findTools, Kube, LocalCluster, ownClusterSkip, podAddress, until } from "./cluster";
-import { JWT_PLUGIN, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
+import { JWT_PLUGIN, mountKvV2, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
 import { OpenBaoPods, RUNBOOK_EVENTS } from "./openbao-pods";
 import { PulumiCli, userCheckout } from "./pulumi-cli";
 import { e2eStackConfig } from "./stack-config";
@@ -184,20 +184,12 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
         jobKubelet.start();
         // Migrations 09 and 20 at install: the kv-v2 mounts, and the sidecar credential the stack's key makes, written once.
         for (const t of Object.values(SIDECAR_PULL_SECRET)) {
-            assert.equal((await pods.bao.root("POST", `sys/mounts/${t.mount}`, { type: "kv", options: { version: "2" } })).status, 204);
-            await until(
-                `${t.mount} upgraded to kv-v2`,
-                async () => (await pods.bao.root("GET", `${t.mount}/data/${t.key}`)).status !== 400,
-            );
+            await mountKvV2(pods.bao.root, t.mount, t.key);
             assert.equal((await pods.bao.root("POST", `${t.mount}/data/${t.key}`, { data: { secret: auth("e2e-ngc-key") } })).status, 200);
         }
         // Migrations 02 and 03: the master encryption keys, one kid, as encryption_setup.sh makes them.
         const mek = `${MEK_STORED_DATA.mount}/data/${MEK_STORED_DATA.key}`;
-        assert.equal(
-            (await pods.bao.root("POST", `sys/mounts/${MEK_STORED_DATA.mount}`, { type: "kv", options: { version: "2" } })).status,
-            204,
-        );
-        await until("services/all/kv upgraded to kv-v2", async () => (await pods.bao.root("GET", mek)).status !== 400);
+        await mountKvV2(pods.bao.root, MEK_STORED_DATA.mount, MEK_STORED_DATA.key);
         const jwks = () => Buffer.from(JSON.stringify({ keys: [newJwk(INSTALLED_KID)] })).toString("base64");
         const keys = {
             keys: jwks(),
@@ -226,10 +218,8 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             );
             assert.equal(made.code, 0, made.out);
             // nvcf-api's and nvct-api's mounts exist already (the sidecar credential's).
-            const mounted = await pods.bao.root("POST", `sys/mounts/${mount}`, { type: "kv", options: { version: "2" } });
-            assert.ok(mounted.status === 204 || /path is already in use/.test(mounted.text), mounted.text);
+            await mountKvV2(pods.bao.root, mount, CASSANDRA_CREDS_KEY);
             const login = `${mount}/data/${CASSANDRA_CREDS_KEY}`;
-            await until(`${mount} upgraded to kv-v2`, async () => (await pods.bao.root("GET", login)).status !== 400);
             assert.equal((await pods.bao.root("POST", login, { data: { username: role, password: INSTALLED_CASSANDRA } })).status, 200);
         }
 

@@ -36,6 +36,7 @@ import { Kube, LocalCluster, ownClusterSkip, podAddress, until } from "./cluster
 import { CassandraServer } from "./real-cassandra";
 import { JobKubelet } from "./job-kubelet";
 import { OpenBaoPods, openbaoStatefulSet } from "./openbao-pods";
+import { mountKvV2 } from "./openbao-migrations";
 import type { BaoCluster } from "./real-openbao";
 
 const MIN = 60_000;
@@ -139,10 +140,8 @@ describe("end-to-end: the Cassandra password rotation against a real Cassandra, 
             assert.equal(made.code, 0, made.out);
         }
         for (const [role, mount] of Object.entries(CASSANDRA_SERVICE_ROLES)) {
-            const mounted = await bao.root("POST", `sys/mounts/${mount}`, { type: "kv", options: { version: "2" } });
-            assert.equal(mounted.status, 204, mounted.text);
+            await mountKvV2(bao.root, mount, CASSANDRA_CREDS_KEY);
             const at = `${mount}/data/${CASSANDRA_CREDS_KEY}`;
-            await until(`${mount} upgraded to kv-v2`, async () => (await bao.root("GET", at)).status !== 400);
             const extra = role === "sis_api_app_v0" ? { tls_cert: "replace", public_key: "replace", private_key: "replace" } : {};
             const written = await bao.root("POST", at, { data: { username: role, password: "installed-0", ...extra } });
             assert.equal(written.status, 200, written.text);

@@ -49,7 +49,7 @@ import { BaoCluster } from "./real-openbao";
 import { NatsClient, NatsServer } from "./real-nats";
 import { OpenBaoPods, openbaoStatefulSet } from "./openbao-pods";
 import { podNetwork } from "./pod-network";
-import { JWT_PLUGIN, migration10, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
+import { JWT_PLUGIN, migration10, mountKvV2, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
 import { rollOut } from "../../lib/openbao/rollout";
 import { captureJwtBaseline, verifyJwtMounts, type JwtBaseline } from "../../lib/openbao/jwt-mounts";
 
@@ -295,7 +295,7 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
             const auth = (key: string) => Buffer.from(`$oauthtoken:${key}`).toString("base64");
             // Migrations 09 and 20: the kv-v2 mounts, and write_secrets_kv's `bao kv put` of the first key.
             for (const t of Object.values(SIDECAR_PULL_SECRET)) {
-                assert.equal((await bao.root("POST", `sys/mounts/${t.mount}`, { type: "kv", options: { version: "2" } })).status, 204);
+                await mountKvV2(bao.root, t.mount, t.key);
                 assert.equal((await bao.root("POST", `${t.mount}/data/${t.key}`, { data: { secret: auth("first") } })).status, 200);
             }
             const said: string[] = [];
@@ -341,11 +341,7 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
             const jwks = (k: string) => Buffer.from(JSON.stringify({ keys: [newJwk(k)] })).toString("base64");
             const installed = { keys: jwks(kid), current_kid: kid, jwe_mapping: `{"payload_jwe_kid":"${kid}"}`, private_jwks: jwks(kid) };
             const at = `${MEK_STORED_DATA.mount}/data/${MEK_STORED_DATA.key}`;
-            assert.equal(
-                (await bao.root("POST", `sys/mounts/${MEK_STORED_DATA.mount}`, { type: "kv", options: { version: "2" } })).status,
-                204,
-            );
-            await until("the mount upgraded to kv-v2", async () => (await bao.root("GET", at)).status !== 400);
+            await mountKvV2(bao.root, MEK_STORED_DATA.mount, MEK_STORED_DATA.key);
             assert.equal((await bao.root("POST", at, { data: installed })).status, 200);
 
             const provider = new MekRotationProvider({ kube: program, pollMs: 100, say: () => undefined });
@@ -495,11 +491,9 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
             });
             assert.equal(secret.status, 201, secret.text);
             // Migrations 02 and 03: the kv-v2 mount (made already if the MEK case ran) and the Secret copied into both places.
-            const mount = await bao.root("POST", `sys/mounts/${NATS_CREDS.mount}`, { type: "kv", options: { version: "2" } });
-            assert.ok(mount.status === 204 || mount.status === 400, mount.text);
+            await mountKvV2(bao.root, NATS_CREDS.mount, NATS_CREDS.key);
             const creds = `${NATS_CREDS.mount}/data/${NATS_CREDS.key}`;
             const callout = `${NATS_AUTH_CALLOUT_CREDS.mount}/data/${NATS_AUTH_CALLOUT_CREDS.key}`;
-            await until("the mount upgraded to kv-v2", async () => (await bao.root("GET", creds)).status !== 400);
             assert.equal((await bao.root("POST", creds, { data: { key: chart.seed, public_key: chart.publicKey } })).status, 200);
             const calloutOwn = { nkey_seed: "SUCALLOUTSEED", nkey_signature: "SACALLOUTSIGNATURE", shared_worker_account: "APP" };
             assert.equal(

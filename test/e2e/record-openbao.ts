@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN, OPENBAO_API, SIDECAR_PULL_SECRET } from "../../lib/openbao/contract";
-import { enableJwtAuth, migration10, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
+import { enableJwtAuth, migration10, mountKvV2, NVCF_API_JWT_MOUNT, registerJwtPlugin } from "./openbao-migrations";
 import { findTools } from "../../scripts/e2e/tools";
 import { wantsHelp } from "../../scripts/lib/cli";
 
@@ -69,12 +69,7 @@ async function record(out: string): Promise<void> {
         await take("unmounted", leader, "GET", "services/none/jwt/roles?list=true", root);
         // Migration 09's kv-v2 mount and its write_secrets_kv (`bao kv put`): the sidecar credential's calls.
         const kv = SIDECAR_PULL_SECRET.nvcfApi;
-        await bao.root("POST", `sys/mounts/${kv.mount}`, { type: "kv", options: { version: "2" } });
-        // A new kv-v2 mount answers 400 ("Upgrading from non-versioned to versioned data") for a moment.
-        for (let i = 0; (await bao.root("GET", `${kv.mount}/data/${kv.key}`)).status === 400; i++) {
-            if (i === 100) throw new Error(`${kv.mount} never finished its upgrade to kv-v2`);
-            await new Promise((r) => setTimeout(r, 100));
-        }
+        await mountKvV2(bao.root, kv.mount, kv.key);
         await take("kv.absent", leader, "GET", `${kv.mount}/data/${kv.key}`, root);
         await take("kv.write", leader, "POST", `${kv.mount}/data/${kv.key}`, root, { data: { secret: "JG9hdXRodG9rZW46a2V5" } });
         await take("kv.read", leader, "GET", `${kv.mount}/data/${kv.key}`, root);
