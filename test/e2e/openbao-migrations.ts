@@ -5,6 +5,7 @@
  * migrations/openbao/migrations/01, 09 and 10 (with utils/functions.sh) mount and fill it.
  */
 import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN } from "../../lib/openbao/contract";
+import { until } from "./cluster";
 
 export type BaoCall = (method: string, apiPath: string, body?: unknown) => Promise<{ status: number; body: any; text: string }>;
 
@@ -19,20 +20,19 @@ async function ok(call: BaoCall, method: string, apiPath: string, body?: unknown
 }
 
 /**
- * utils/functions.sh enable_secrets_mount for kv-v2 (a mount made already is kept), then ready for writes: a new kv-v2
- * mount answers 400 "Upgrading from non-versioned to versioned data" until its upgrade ends (OpenBao v2.5.5
- * builtin/logical/kv/upgrade.go; OpenBao's own tests wait it out). `probe` is a key under the mount to read meanwhile.
+ * utils/functions.sh enable_secrets_mount for kv-v2, then ready for writes: a new kv-v2 mount answers 400 "Upgrading
+ * from non-versioned to versioned data" until its upgrade ends (OpenBao v2.5.5 builtin/logical/kv/upgrade.go; OpenBao's
+ * own tests wait it out). `probe` is a key under the mount, read meanwhile. A mount made already fails, unless
+ * `mayExist` says another migration made it (enable_secrets_mount keeps it).
  */
-export async function mountKvV2(call: BaoCall, mount: string, probe: string, timeoutMs = 60_000): Promise<void> {
+export async function mountKvV2(call: BaoCall, mount: string, probe: string, { mayExist = false } = {}): Promise<void> {
     const made = await call("POST", `sys/mounts/${mount}`, { type: "kv", options: { version: "2" } });
-    if (made.status !== 204 && !/path is already in use/.test(made.text)) throw new Error(`mount ${mount}: ${made.status} ${made.text}`);
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+    if (made.status !== 204 && !(mayExist && /path is already in use/.test(made.text)))
+        throw new Error(`mount ${mount}: ${made.status} ${made.text}`);
+    await until(`${mount} upgraded to kv-v2`, async () => {
         const read = await call("GET", `${mount}/data/${probe}`);
-        if (read.status !== 400 || !/Upgrading from non-versioned/.test(read.text)) return;
-        if (Date.now() > deadline) throw new Error(`${mount} still upgrading to kv-v2 after ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 100));
-    }
+        return read.status !== 400 || !/Upgrading from non-versioned/.test(read.text);
+    });
 }
 
 /** deploy.sh register_and_enable_jwt_plugin: once, by the binary's SHA-256, with no version (the plugin reports none). */

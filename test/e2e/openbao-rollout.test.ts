@@ -218,7 +218,7 @@ describe("end-to-end: OpenBao's OnDelete members rolled by pulumi up", { skip },
             );
             assert.equal(made.code, 0, made.out);
             // nvcf-api's and nvct-api's mounts exist already (the sidecar credential's).
-            await mountKvV2(pods.bao.root, mount, CASSANDRA_CREDS_KEY);
+            await mountKvV2(pods.bao.root, mount, CASSANDRA_CREDS_KEY, { mayExist: true });
             const login = `${mount}/data/${CASSANDRA_CREDS_KEY}`;
             assert.equal((await pods.bao.root("POST", login, { data: { username: role, password: INSTALLED_CASSANDRA } })).status, 200);
         }

@@ -491,7 +491,7 @@ describe("end-to-end: the checks against a real OpenBao and a real NATS", { skip
             });
             assert.equal(secret.status, 201, secret.text);
             // Migrations 02 and 03: the kv-v2 mount (made already if the MEK case ran) and the Secret copied into both places.
-            await mountKvV2(bao.root, NATS_CREDS.mount, NATS_CREDS.key);
+            await mountKvV2(bao.root, NATS_CREDS.mount, NATS_CREDS.key, { mayExist: true });
             const creds = `${NATS_CREDS.mount}/data/${NATS_CREDS.key}`;
             const callout = `${NATS_AUTH_CALLOUT_CREDS.mount}/data/${NATS_AUTH_CALLOUT_CREDS.key}`;
             assert.equal((await bao.root("POST", creds, { data: { key: chart.seed, public_key: chart.publicKey } })).status, 200);
