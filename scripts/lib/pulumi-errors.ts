@@ -1,5 +1,6 @@
-import { messageOf } from "../../lib/text/message-of";
 /** What the commands say when the Pulumi CLI, which the Automation API runs, fails or is missing. */
+
+import { messageOf } from "../../lib/text/message-of";
 
 export const PULUMI_CLI_MISSING =
     "the Pulumi CLI was not found on PATH: install it (curl -fsSL https://get.pulumi.com | sh, or https://www.pulumi.com/docs/iac/download-install/), " +
