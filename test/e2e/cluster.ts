@@ -11,6 +11,8 @@ import * as k8s from "@kubernetes/client-node";
 // In a module of its own, which npm run test:e2e reads before anything loads the Kubernetes client.
 export { findTools, type Tools } from "../../scripts/e2e/tools";
 import type { Tools } from "../../scripts/e2e/tools";
+// In a module of its own, importing nothing (test/e2e/until.ts says why).
+export { until } from "./until";
 
 const started = new Set<ChildProcess>();
 let exitHook = false;
@@ -102,15 +104,6 @@ async function waitFor(what: string, timeoutMs: number, probe: () => Promise<boo
         if (await probe().catch(() => false)) return;
         if (alive && !alive()) throw new Error(`${what}: the process exited`);
         if (Date.now() > deadline) throw new Error(`${what}: not ready after ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, 250));
-    }
-}
-
-/** Polls `probe` until it holds; fails after `timeoutMs`, with what `seen` says was last seen. */
-export async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 60_000, seen?: () => string): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await probe())) {
-        if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms${seen ? `; last seen: ${seen()}` : ""}`);
         await new Promise((r) => setTimeout(r, 250));
     }
 }

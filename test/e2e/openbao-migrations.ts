@@ -5,7 +5,7 @@
  * migrations/openbao/migrations/01, 09 and 10 (with utils/functions.sh) mount and fill it.
  */
 import { ADMIN_ISSUER_GRANT_PATHS, JWT_PLUGIN } from "../../lib/openbao/contract";
-import { until } from "./cluster";
+import { until } from "./until";
 
 export type BaoCall = (method: string, apiPath: string, body?: unknown) => Promise<{ status: number; body: any; text: string }>;
 
